@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# metaroce top-level Makefile.
+#   make            build rdma_metaroce.ko against KDIR (newest installed headers)
+#   make check      every test: userspace core tests, VM selftests, KUnit + sanitizers
+#   make demo       build, boot guests, move data under loss with live telemetry
+#
+# The host kernel is never the target: KDIR defaults to the newest
+# /lib/modules/*/build that has headers (the Debian guest kernel).
+
+KDIR ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
+TOP := $(CURDIR)
+MOD_DIR := drivers/infiniband/sw/metaroce
+KBUILD_VARS := CONFIG_RDMA_METAROCE=m
+
+.PHONY: all modules clean deps check demo
+all: modules
+
+modules:
+	@test -n "$(KDIR)" || { echo "no kernel headers: run scripts/deps.sh"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP) $(KBUILD_VARS) modules
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	rm -rf build out
+
+deps:
+	bash scripts/deps.sh
+
+check:
+	bash scripts/check.sh
+
+demo:
+	bash scripts/demo.sh

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Tiny TAP helpers for metaroce selftests (kselftest style).
+# A selftest sources this file, calls plan N, then ok/is/fail for each check.
+# Environment (set by scripts/vm-run.sh inside the guest):
+#   MRO_TOP   repo root (read-only view); MRO_KO path of rdma_metaroce.ko
+#   MRO_OUT   writable results folder shared with the host
+
+_tap_n=0
+_tap_fail=0
+
+plan() { echo "1..$1"; }
+
+# ok CONDITION_EXIT_STATUS DESCRIPTION
+ok() {
+	local rc=$1; shift
+	_tap_n=$((_tap_n + 1))
+	if [ "$rc" -eq 0 ]; then
+		echo "ok $_tap_n - $*"
+	else
+		_tap_fail=$((_tap_fail + 1))
+		echo "not ok $_tap_n - $*"
+	fi
+}
+
+# is GOT WANT DESCRIPTION
+is() {
+	local got=$1 want=$2; shift 2
+	if [ "$got" = "$want" ]; then
+		ok 0 "$*"
+	else
+		ok 1 "$* (got '$got', want '$want')"
+	fi
+}
+
+# check DESCRIPTION -- COMMAND...   (passes when COMMAND exits 0)
+check() {
+	local desc=$1; shift
+	[ "$1" = "--" ] && shift
+	"$@" >/dev/null 2>&1
+	ok $? "$desc"
+}
+
+diag() { echo "# $*"; }
+
+tap_done() { exit $((_tap_fail > 0 ? 1 : 0)); }
