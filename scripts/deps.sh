@@ -9,7 +9,7 @@ PKGS=(
 	zstd xz-utils rsync
 	qemu-system-x86 busybox-static
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
-	iproute2 rdma-core ibverbs-utils rdmacm-utils perftest
+	iproute2 iputils-ping ethtool rdma-core ibverbs-utils rdmacm-utils perftest
 	sparse dkms python3 nvme-cli fio
 )
 

@@ -44,3 +44,27 @@ check() {
 diag() { echo "# $*"; }
 
 tap_done() { exit $((_tap_fail > 0 ? 1 : 0)); }
+
+# wait_for SECONDS COMMAND... : poll until COMMAND succeeds (1 on timeout)
+wait_for() {
+	local t=$1; shift
+	local end=$((SECONDS + t))
+	until "$@" >/dev/null 2>&1; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.2
+	done
+}
+
+# dmesg_clean: no kernel warning, bug or sanitizer report since boot
+dmesg_clean() {
+	! dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|UBSAN:|KASAN|refcount_t:|list_add corruption|list_del corruption|unreferenced object|possible circular locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|hung_task|blocked for more than'
+}
+
+# load_metaroce: the RDMA core and our module (from $MRO_KO)
+load_metaroce() {
+	local dep
+	for dep in $(modinfo -F depends "$MRO_KO" | tr ',' ' '); do
+		modprobe "$dep" || return 1
+	done
+	grep -q '^rdma_metaroce ' /proc/modules || insmod "$MRO_KO" "$@"
+}
