@@ -23,6 +23,13 @@ IFS=, read -r -a args <<<"${mro_args:-}"
 set -o pipefail
 /bin/bash "$mro_script" "${args[@]}" 2>&1 | tee "$log" >/dev/console
 rc=${PIPESTATUS[0]}
+# kmemleak reports objects unreferenced across two scans a few seconds apart
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak >"$MRO_OUT/kmemleak$g.log"
+fi
 dmesg >"$MRO_OUT/dmesg$g.log" 2>/dev/null
 sync
 echo "$rc" >"$MRO_OUT/rc$g"

@@ -1,0 +1,196 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: every test of the project, ending in "N passed, N failed".
+#
+#  1. static: build against the Debian guest kernel with W=1, sparse, checkpatch
+#  2. utest:  the KUnit suites compiled in userspace under ASan/UBSan
+#  3. vm:     every selftests/*.sh in QEMU guests on the Debian kernel
+#  4. debug:  the debug test kernel (KASAN, kmemleak, lockdep): KUnit module,
+#             the selftests again, and the sanitizer gate over every log
+#
+# Each step writes TAP into build/check/; scripts/tapcount.py counts leaf
+# results, and a missing or truncated TAP file counts as failed.
+# CHECK_ONLY="static utest vm debug" selects steps (default: all).
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP" || exit 1
+OUT=$TOP/build/check
+rm -rf "$OUT"
+mkdir -p "$OUT"
+STEPS=${CHECK_ONLY:-static utest vm debug}
+MOD_DIR=drivers/infiniband/sw/metaroce
+start=$SECONDS
+
+want() { [[ " $STEPS " == *" $1 "* ]]; }
+log() { echo "check: $*" >&2; }
+
+# tap_file NAME: start a TAP file written by the tap_* helpers below
+tap_begin() { TAP=$OUT/$1.tap; TAPN=0; : >"$TAP"; }
+tap_result() {	# tap_result RC DESCRIPTION [DETAIL_FILE]
+	TAPN=$((TAPN + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $TAPN - $2" >>"$TAP"
+	else
+		echo "not ok $TAPN - $2" >>"$TAP"
+		[ -z "${3:-}" ] || sed 's/^/# /' "$3" | head -n 40 >>"$TAP"
+		log "FAIL: $2"
+	fi
+}
+tap_end() { echo "1..$TAPN" >>"$TAP"; }
+
+if ! bash scripts/deps.sh >"$OUT/deps.log" 2>&1; then
+	tail -n 20 "$OUT/deps.log"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+KDIR=$(ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
+
+# --- 1. static ----------------------------------------------------------------
+if want static; then
+	log "static: build, W=1, sparse, checkpatch"
+	tap_begin static
+	make -s clean >/dev/null 2>&1
+	make -s W=1 >"$OUT/build-w1.log" 2>&1
+	rc=$?
+	grep -q 'warning:' "$OUT/build-w1.log" && rc=1
+	tap_result $rc "module builds with W=1 and no warning ($KDIR)" "$OUT/build-w1.log"
+	test -f $MOD_DIR/rdma_metaroce.ko
+	tap_result $? "rdma_metaroce.ko produced"
+
+	make -s clean >/dev/null 2>&1
+	make -s C=2 >"$OUT/sparse.log" 2>&1
+	rc=$?
+	grep -E "^($TOP/)?($MOD_DIR|kunit|include)/.*(warning|error):" "$OUT/sparse.log" >"$OUT/sparse-ours.log" && rc=1
+	tap_result $rc "sparse (C=2) reports nothing in our sources" "$OUT/sparse-ours.log"
+
+	ksrc=$(bash scripts/ksrc.sh 2>/dev/null)
+	if [ -n "$ksrc" ] && [ -x "$ksrc/scripts/checkpatch.pl" ]; then
+		files=$(git ls-files '*.c' '*.h' | grep -v '^kunit/user/')
+		"$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
+			--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,CONST_STRUCT \
+			-f $files >"$OUT/checkpatch.log" 2>&1
+		rc=$?
+		tap_result $rc "checkpatch --strict clean on $(echo "$files" | wc -w) files" "$OUT/checkpatch.log"
+	else
+		tap_result 1 "checkpatch available (scripts/ksrc.sh)"
+	fi
+	test -f dkms.conf && grep -q '^BUILT_MODULE_NAME\[0\]="rdma_metaroce"' dkms.conf
+	tap_result $? "dkms.conf names rdma_metaroce"
+	make -s >/dev/null 2>&1	# leave a build for the VM steps
+	tap_end
+fi
+
+# --- 2. userspace KUnit -------------------------------------------------------
+if want utest; then
+	log "utest: KUnit suites in userspace (ASan/UBSan)"
+	if make -s utest >"$OUT/utest.log" 2>&1; then :; fi
+	if [ -f build/utest/ktap.txt ]; then
+		cp build/utest/ktap.txt "$OUT/utest.tap"
+	else
+		tap_begin utest
+		tap_result 1 "userspace KUnit binary ran" "$OUT/utest.log"
+		tap_end
+	fi
+fi
+
+# vm_selftests TAG VM-ARGS...: run every selftest in fresh guests
+vm_selftests() {
+	local tag=$1; shift
+	local t name opts dir
+	for t in selftests/*.sh; do
+		name=$(basename "$t" .sh)
+		[ "$name" != lib ] || continue
+		# A selftest names its guest topology in a "# mro-vm:" line.
+		opts=$(sed -n 's/^# mro-vm: *//p' "$t" | head -n 1)
+		dir=$OUT/vm-$tag-$name
+		log "$tag: $name ${opts}"
+		# shellcheck disable=SC2086
+		bash scripts/vm-run.sh "$@" $opts --out "$dir" --script "$t" \
+			>"$dir.log" 2>&1
+		cat "$dir"/guest*.log >"$OUT/$tag-$name.tap" 2>/dev/null
+		if [ ! -s "$OUT/$tag-$name.tap" ]; then
+			echo "not ok 1 - $name: guest produced no output" >"$OUT/$tag-$name.tap"
+		fi
+		cat "$dir"/console*.log "$dir"/dmesg*.log "$dir"/kmemleak*.log \
+			>"$dir/all-kernel.log" 2>/dev/null
+	done
+}
+
+# --- 3. selftests on the Debian kernel -----------------------------------------
+if want vm; then
+	vm_selftests vm
+fi
+
+# --- 4. debug kernel: KUnit, selftests, sanitizer gate --------------------------
+if want debug; then
+	log "debug: test kernel (cached build; a fresh machine builds it once)"
+	tap_begin debug
+	if bash scripts/testkernel.sh >"$OUT/testkernel.log" 2>&1; then
+		tap_result 0 "debug test kernel built with every requested option"
+		# shellcheck disable=SC1090
+		. "$(sed -n 's/^ENV=//p' "$OUT/testkernel.log" | tail -n 1)"
+		# Build the module and the KUnit module for that kernel in a copy,
+		# so the Debian-kernel build in the tree stays as it is.
+		dsrc=$TOP/build/debug-src
+		rm -rf "$dsrc" && mkdir -p "$dsrc"
+		git ls-files -z | xargs -0 cp --parents -t "$dsrc"
+		make -C "$KBUILD" M="$dsrc" CONFIG_RDMA_METAROCE=m \
+			CONFIG_RDMA_METAROCE_KUNIT_TEST=m W=1 modules >"$OUT/debug-build.log" 2>&1
+		rc=$?
+		grep -q 'warning:' "$OUT/debug-build.log" && rc=1
+		tap_result $rc "module + KUnit module build for the debug kernel" "$OUT/debug-build.log"
+		tap_end
+		dko=$dsrc/$MOD_DIR/rdma_metaroce.ko
+		kunit_ko=$(ls "$dsrc"/kunit/*.ko 2>/dev/null | head -n 1)
+		if [ -n "$kunit_ko" ]; then
+			log "debug: KUnit"
+			bash scripts/vm-run.sh --kernel "$KERNEL" --modroot "$MODROOT" --ko "$dko" \
+				--out "$OUT/debug-kunit" --script scripts/guest-kunit.sh -- "$kunit_ko" \
+				>"$OUT/debug-kunit.log" 2>&1
+			ls "$OUT"/debug-kunit/kunit-*.ktap >/dev/null 2>&1 ||
+				echo "not ok 1 - KUnit module produced no results" >"$OUT/debug-kunit/kunit-none.ktap"
+			for f in "$OUT"/debug-kunit/kunit-*.ktap; do
+				cp "$f" "$OUT/debug-$(basename "$f" .ktap).tap"
+			done
+		else
+			tap_begin debug-kunit
+			tap_result 1 "KUnit module built"
+			tap_end
+		fi
+		vm_selftests debug --kernel "$KERNEL" --modroot "$MODROOT" --ko "$dko"
+		tap_begin gate
+		for d in "$OUT"/debug-kunit "$OUT"/vm-debug-*/; do
+			[ -d "$d" ] || continue
+			cat "$d"/console*.log "$d"/dmesg*.log "$d"/kmemleak*.log >"$d/all-kernel.log" 2>/dev/null
+			bash scripts/sanitizer-gate.sh "$d/all-kernel.log" >"$d/gate.log" 2>&1
+			tap_result $? "sanitizer gate: $(basename "$d")" "$d/gate.log"
+		done
+		tap_end
+	else
+		tail -n 30 "$OUT/testkernel.log" >"$OUT/testkernel.tail"
+		tap_result 1 "debug test kernel built" "$OUT/testkernel.tail"
+		tap_end
+	fi
+fi
+
+# --- summary -------------------------------------------------------------------
+echo
+total_p=0 total_f=0 total_s=0
+for f in "$OUT"/*.tap; do
+	[ -f "$f" ] || continue
+	read -r p fl s < <(python3 scripts/tapcount.py "$f" 2>>"$OUT/failures.txt")
+	printf '  %-34s %4d passed %3d failed %3d skipped\n' "$(basename "$f" .tap)" "$p" "$fl" "$s"
+	total_p=$((total_p + p)) total_f=$((total_f + fl)) total_s=$((total_s + s))
+done
+if [ -s "$OUT/failures.txt" ]; then
+	echo "failures:"
+	sed 's/^/  /' "$OUT/failures.txt"
+fi
+echo "check: $((SECONDS - start)) s, results in $OUT"
+if [ "$total_s" -gt 0 ]; then
+	echo "$total_p passed, $total_f failed, $total_s skipped"
+else
+	echo "$total_p passed, $total_f failed"
+fi
+[ "$total_f" -eq 0 ]
