@@ -22,6 +22,7 @@
 #   --smp N            guest CPUs (default 2)
 #   --timeout S        kill the guests after S seconds (default 900)
 #   --append STR       extra kernel command line
+#   --follow           print guest 0's output live while it runs
 #   ARGS               passed to the script
 # The script runs as root with cwd = repo root and the environment:
 #   MRO_TOP MRO_KO MRO_OUT MRO_GUEST MRO_GUESTS MRO_LINKS MRO_KVER
@@ -35,7 +36,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${MRO_CACHE:-/var/cache/metaroce}
 
 kernel="" modroot="/" ko="" guests=1 links="" out="" mem=2048 smp=2
-timeout_s=900 append="" script=""
+timeout_s=900 append="" script="" follow=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -49,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
 	--script) script=$2; shift 2 ;;
+	--follow) follow=1; shift ;;
 	--) shift; break ;;
 	*) echo "vm-run: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -144,6 +146,12 @@ for ((g = 0; g < guests; g++)); do
 done
 
 # --- wait, with a deadline ---------------------------------------------------
+tail_pid=""
+if [ $follow -eq 1 ]; then
+	: >>"$out/guest0.log"
+	tail -n +1 -F "$out/guest0.log" 2>/dev/null &
+	tail_pid=$!
+fi
 deadline=$((SECONDS + timeout_s))
 timed_out=0
 for pid in "${pids[@]}"; do
@@ -158,6 +166,7 @@ for pid in "${pids[@]}"; do
 	wait "$pid" 2>/dev/null || true
 done
 
+[ -z "$tail_pid" ] || { sleep 0.5; kill "$tail_pid" 2>/dev/null; wait "$tail_pid" 2>/dev/null; } || true
 status=0
 for ((g = 0; g < guests; g++)); do
 	if [ -f "$out/rc$g" ]; then
