@@ -1,0 +1,16 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make demo: build, boot a guest, create two metaroce nodes in two network
+# namespaces and move verified data between them under packet loss while
+# printing live path telemetry.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+make -s
+if [ -f selftests/kmod/Kbuild ]; then
+	make -s -C "$(ls -d /lib/modules/*/build | sort -V | tail -n 1)" M="$PWD/selftests/kmod" modules
+fi
+out=build/demo
+rm -rf "$out"
+echo "demo: booting a QEMU TCG guest (about 5 s) ..."
+bash scripts/vm-run.sh --follow --out "$out" --timeout 900 --script scripts/demo-guest.sh
