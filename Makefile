@@ -14,6 +14,11 @@ MOD_DIR := drivers/infiniband/sw/metaroce
 KBUILD_VARS := CONFIG_RDMA_METAROCE=m
 
 .PHONY: all modules clean deps check demo
+
+# Rules owned by their parts of the tree: userspace KUnit (utest) and the
+# debug test kernel (testkernel).
+-include kunit/user/user.mk
+-include scripts/testkernel.mk
 all: modules
 
 modules:
