@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE transport core: per-path receive window, ACK policy, send ring,
+ * loss detection, RTT estimation and timers.
+ */
+#include "mrt_path.h"
+
+#define MRT_RING_MASK	(MRT_PATH_MAX_INFLIGHT - 1)
+
+/* ---------------------------------------------------------------- rx -- */
+
+void mrt_path_rx_init(struct mrt_path_rx *rx, u32 first_psn, bool started)
+{
+	memset(rx, 0, sizeof(*rx));
+	rx->cum_psn = first_psn;
+	rx->high_psn = first_psn;
+	rx->started = started;
+}
+MRT_EXPORT(mrt_path_rx_init);
+
+/* cum_psn was just received: move past it and every PSN already SACKed. */
+static void mrt_rx_advance(struct mrt_path_rx *rx)
+{
+	u32 run = mrt_sack_first_zero(&rx->sack);
+
+	rx->cum_psn += run + 1;
+	mrt_sack_shift(&rx->sack, run + 1);
+}
+
+/*
+ * The sender never has a PSN in flight more than MRT_PATH_MAX_INFLIGHT
+ * after the oldest PSN it has not resolved (acked or declared lost), so a
+ * PSN beyond the window proves that everything it pushes out of the window
+ * is already resolved at the sender: give those holes up.
+ */
+static void mrt_rx_slide(struct mrt_path_rx *rx, u32 d)
+{
+	u32 shift = d - MRT_SACK_BITS;
+	u32 before = mrt_sack_count(&rx->sack), received;
+	bool next_received;
+
+	/* positions cum .. cum + shift - 1 leave the window */
+	mrt_sack_shift(&rx->sack, shift - 1);
+	received = before - mrt_sack_count(&rx->sack);
+	next_received = mrt_sack_test(&rx->sack, 0);
+	mrt_sack_shift(&rx->sack, 1);
+	rx->cum_psn += shift;
+	rx->stats.rx_jumps++;
+	rx->stats.holes_abandoned += shift - received;
+	if (next_received)
+		mrt_rx_advance(rx);
+}
+
+static void mrt_rx_note_ack_state(struct mrt_path_rx *rx, u32 flags,
+				  bool urgent, u64 now_ns)
+{
+	if (flags & MRT_RXF_CE) {
+		rx->stats.rx_ce++;
+		if (rx->ce_pending < MRT_U16_MAX)
+			rx->ce_pending++;
+		urgent = true;
+	}
+	if (flags & MRT_RXF_ACK_REQ)
+		urgent = true;
+	if (rx->unacked >= MRT_ACK_EVERY)
+		urgent = true;
+	if (urgent)
+		rx->ack_now = true;
+	if (!rx->ack_deadline_ns)
+		rx->ack_deadline_ns = now_ns + MRT_ACK_DELAY_NS;
+}
+
+enum mrt_rx_result mrt_path_rx_accept(struct mrt_path_rx *rx, u32 psn,
+				      u32 tsval, u32 flags, u64 now_ns,
+				      bool *gap_opened)
+{
+	bool gap = false;
+	u32 d;
+
+	*gap_opened = false;
+	if (!rx->started) {
+		rx->cum_psn = psn;
+		rx->high_psn = psn;
+		rx->started = true;
+	}
+
+	d = psn - rx->cum_psn;
+	if (mrt_psn_before(psn, rx->cum_psn)) {
+		if (rx->cum_psn - psn > MRT_PATH_RX_JUMP_MAX)
+			goto out_of_window;
+		goto duplicate;
+	}
+	if (d >= MRT_PATH_RX_JUMP_MAX)
+		goto out_of_window;
+
+	if (mrt_psn_after(psn, rx->high_psn))
+		gap = true;
+	if (d > MRT_SACK_BITS) {
+		mrt_rx_slide(rx, d);
+		d = psn - rx->cum_psn;
+	}
+	if (d == 0) {
+		mrt_rx_advance(rx);
+	} else {
+		if (mrt_sack_test(&rx->sack, d - 1))
+			goto duplicate;
+		mrt_sack_set(&rx->sack, d - 1);
+	}
+	if (mrt_psn_after_eq(psn, rx->high_psn))
+		rx->high_psn = psn + 1;
+	if (mrt_psn_before(rx->high_psn, rx->cum_psn))
+		rx->high_psn = rx->cum_psn;
+
+	rx->stats.rx_new++;
+	if (rx->unacked < MRT_U16_MAX)
+		rx->unacked++;
+	rx->echo_tsval = tsval;
+	rx->echo_arrival_ns = now_ns;
+	rx->echo_retx = !!(flags & MRT_RXF_RETX);
+	*gap_opened = gap;
+	mrt_rx_note_ack_state(rx, flags, gap, now_ns);
+	return MRT_RX_NEW;
+
+duplicate:
+	rx->stats.rx_dup++;
+	if (rx->dup_pending < MRT_U16_MAX)
+		rx->dup_pending++;
+	rx->echo_tsval = tsval;
+	rx->echo_arrival_ns = now_ns;
+	rx->echo_retx = !!(flags & MRT_RXF_RETX);
+	mrt_rx_note_ack_state(rx, flags, true, now_ns);
+	return MRT_RX_DUPLICATE;
+
+out_of_window:
+	rx->stats.rx_out_of_window++;
+	return MRT_RX_OUT_OF_WINDOW;
+}
+MRT_EXPORT(mrt_path_rx_accept);
+
+bool mrt_path_rx_ack_due(const struct mrt_path_rx *rx, u64 now_ns,
+			 u64 *deadline_ns)
+{
+	*deadline_ns = rx->ack_deadline_ns;
+	if (!rx->ack_deadline_ns && !rx->ack_now)
+		return false;
+	return rx->ack_now || now_ns >= rx->ack_deadline_ns;
+}
+MRT_EXPORT(mrt_path_rx_ack_due);
+
+void mrt_path_rx_fill_ack(struct mrt_path_rx *rx, u16 path_id, u64 now_ns,
+			  struct mrt_ack_info *ack)
+{
+	u64 hold = now_ns > rx->echo_arrival_ns ?
+		   now_ns - rx->echo_arrival_ns : 0;
+
+	memset(ack, 0, sizeof(*ack));
+	ack->path_id = path_id;
+	ack->cum_psn = rx->cum_psn;
+	ack->sack = rx->sack;
+	ack->ce_count = rx->ce_pending;
+	ack->dup_count = rx->dup_pending;
+	ack->echo_tsval = rx->echo_tsval;
+	ack->hold_ns = (u32)min_t(u64, hold, MRT_U32_MAX);
+	ack->echo_retx = rx->echo_retx;
+
+	rx->unacked = 0;
+	rx->ce_pending = 0;
+	rx->dup_pending = 0;
+	rx->ack_now = false;
+	rx->ack_deadline_ns = 0;
+	rx->stats.acks++;
+}
+MRT_EXPORT(mrt_path_rx_fill_ack);
+
+/* ---------------------------------------------------------------- tx -- */
+
+static void mrt_tx_reset_rtt(struct mrt_path_tx *tx)
+{
+	tx->have_rtt = false;
+	tx->srtt_ns = 0;
+	tx->rttvar_ns = 0;
+	tx->min_rtt_ns = MRT_U32_MAX;
+	tx->latest_rtt_ns = 0;
+	tx->rto_base_ns = MRT_RTO_INIT_NS;
+}
+
+void mrt_path_tx_init(struct mrt_path_tx *tx, u32 first_psn)
+{
+	/* the ring is indexed by PSN modulo its size */
+	BUILD_BUG_ON(MRT_PATH_MAX_INFLIGHT & MRT_RING_MASK);
+	memset(tx, 0, sizeof(*tx));
+	tx->next_psn = first_psn;
+	tx->una = first_psn;
+	tx->state = MRT_PATH_HEALTHY;
+	tx->tlp_armed = true;
+	mrt_tx_reset_rtt(tx);
+}
+MRT_EXPORT(mrt_path_tx_init);
+
+static struct mrt_tx_slot *mrt_slot(struct mrt_path_tx *tx, u32 psn)
+{
+	return &tx->ring[psn & MRT_RING_MASK];
+}
+
+static u64 mrt_tx_rto(const struct mrt_path_tx *tx)
+{
+	u64 rto = tx->rto_base_ns;
+	u32 i;
+
+	for (i = 0; i < tx->backoff && rto < MRT_RTO_MAX_NS; i++)
+		rto <<= 1;
+	return min_t(u64, rto, MRT_RTO_MAX_NS);
+}
+
+/* Move una past slots that are resolved and free. */
+static void mrt_tx_advance_una(struct mrt_path_tx *tx)
+{
+	while (tx->una != tx->next_psn && !mrt_slot(tx, tx->una)->flags)
+		tx->una++;
+}
+
+bool mrt_path_tx_has_room(const struct mrt_path_tx *tx)
+{
+	if (tx->next_psn - tx->una < MRT_PATH_MAX_INFLIGHT)
+		return true;
+	return !!(tx->ring[tx->una & MRT_RING_MASK].flags & MRT_SLOT_LOST);
+}
+MRT_EXPORT(mrt_path_tx_has_room);
+
+int mrt_path_tx_send(struct mrt_path_tx *tx, u64 handle, u32 slot_flags,
+		     u64 now_ns, u32 *psn)
+{
+	struct mrt_tx_slot *slot;
+
+	if (!mrt_path_tx_has_room(tx))
+		return -1;
+	if (tx->next_psn - tx->una >= MRT_PATH_MAX_INFLIGHT) {
+		/* retire the lost head slot: a late ack of it is ignored */
+		mrt_slot(tx, tx->una)->flags = 0;
+		tx->una++;
+		mrt_tx_advance_una(tx);
+	}
+	slot = mrt_slot(tx, tx->next_psn);
+	slot->handle = handle;
+	slot->sent_tsval = mrt_tsval(now_ns);
+	slot->flags = MRT_SLOT_INFLIGHT |
+		      (slot_flags & (MRT_SLOT_RETX | MRT_SLOT_PROBE));
+	*psn = tx->next_psn++;
+
+	if (!tx->inflight) {
+		/* the retransmission timer starts with the flight */
+		tx->last_progress_ns = now_ns;
+		tx->tlp_armed = true;
+	}
+	tx->inflight++;
+	tx->last_send_ns = now_ns;
+	tx->stats.sent++;
+	if (slot_flags & MRT_SLOT_RETX)
+		tx->stats.retransmits++;
+	if (slot_flags & MRT_SLOT_PROBE) {
+		tx->stats.probes++;
+		tx->probe_pending = false;
+	}
+	return 0;
+}
+MRT_EXPORT(mrt_path_tx_send);
+
+/* RFC 6298 estimator with datacenter floor and ceiling. */
+static void mrt_tx_rtt_sample(struct mrt_path_tx *tx, u32 rtt)
+{
+	if (!tx->have_rtt) {
+		tx->srtt_ns = rtt;
+		tx->rttvar_ns = rtt / 2;
+		tx->have_rtt = true;
+	} else {
+		u32 err = tx->srtt_ns > rtt ? tx->srtt_ns - rtt :
+					      rtt - tx->srtt_ns;
+
+		tx->rttvar_ns = tx->rttvar_ns - tx->rttvar_ns / 4 + err / 4;
+		tx->srtt_ns = tx->srtt_ns - tx->srtt_ns / 8 + rtt / 8;
+	}
+	tx->latest_rtt_ns = rtt;
+	if (rtt < tx->min_rtt_ns)
+		tx->min_rtt_ns = rtt;
+	tx->rto_base_ns = clamp_t(u64, (u64)tx->srtt_ns +
+				  max_t(u64, MRT_RTO_GRANULARITY_NS,
+					4ULL * tx->rttvar_ns),
+				  MRT_RTO_MIN_NS, MRT_RTO_MAX_NS);
+}
+
+static bool mrt_ack_covers(const struct mrt_ack_info *ack, u32 psn)
+{
+	u32 d;
+
+	if (mrt_psn_before(psn, ack->cum_psn))
+		return true;
+	d = psn - ack->cum_psn;
+	return d >= 1 && mrt_sack_test(&ack->sack, d - 1);
+}
+
+int mrt_path_tx_on_ack(struct mrt_path_tx *tx, const struct mrt_ack_info *ack,
+		       u64 now_ns, u64 *acked, u64 *lost,
+		       struct mrt_path_ack_result *res)
+{
+	int last = mrt_sack_last_set(&ack->sack);
+	bool have_high = last >= 0;
+	u32 high = ack->cum_psn + 1 + (u32)last;
+	u32 psn;
+
+	memset(res, 0, sizeof(*res));
+	if (mrt_psn_after(ack->cum_psn, tx->next_psn) ||
+	    (have_high && mrt_psn_after_eq(high, tx->next_psn))) {
+		tx->stats.bad_acks++;
+		return -1;
+	}
+	tx->stats.acks++;
+	tx->stats.ce += ack->ce_count;
+	tx->stats.dup_reported += ack->dup_count;
+
+	for (psn = tx->una; psn != tx->next_psn; psn++) {
+		struct mrt_tx_slot *slot = mrt_slot(tx, psn);
+
+		if (!slot->flags)
+			continue;
+		if (mrt_ack_covers(ack, psn)) {
+			if (slot->flags & MRT_SLOT_INFLIGHT) {
+				tx->inflight--;
+				res->newly_acked++;
+			} else {
+				res->spurious++;
+				tx->stats.spurious++;
+			}
+			acked[res->newly_acked + res->spurious - 1] =
+				slot->handle;
+			slot->flags = 0;
+			continue;
+		}
+		/* a path is FIFO: an unacked PSN below a SACKed one is lost */
+		if ((slot->flags & MRT_SLOT_INFLIGHT) && have_high &&
+		    mrt_psn_before(psn + MRT_PATH_REORDER_TOLERANCE, high)) {
+			slot->flags &= ~MRT_SLOT_INFLIGHT;
+			slot->flags |= MRT_SLOT_LOST;
+			tx->inflight--;
+			lost[res->newly_lost++] = slot->handle;
+			tx->stats.losses++;
+		}
+	}
+	mrt_tx_advance_una(tx);
+
+	if (res->newly_acked || res->spurious) {
+		res->progress = true;
+		tx->consecutive_rtos = 0;
+		tx->backoff = 0;
+		if (tx->state == MRT_PATH_SUSPECT)
+			tx->state = MRT_PATH_HEALTHY;
+		tx->last_progress_ns = now_ns;
+		tx->tlp_armed = true;
+		tx->probe_pending = false;
+	}
+	if (res->newly_acked && !ack->echo_retx) {
+		u32 raw_us = mrt_tsval(now_ns) - ack->echo_tsval;
+		u64 raw = (u64)raw_us * 1000;
+
+		/* timestamps have 1 us resolution: never sample below it */
+		if (raw <= MRT_RTO_MAX_NS) {
+			u32 rtt = raw > ack->hold_ns + 1000 ?
+				  (u32)(raw - ack->hold_ns) : 1000;
+
+			mrt_tx_rtt_sample(tx, rtt);
+			res->rtt_ns = rtt;
+		}
+	}
+	return 0;
+}
+MRT_EXPORT(mrt_path_tx_on_ack);
+
+u64 mrt_path_tx_rto_deadline(const struct mrt_path_tx *tx)
+{
+	if (!tx->inflight)
+		return 0;
+	return tx->last_progress_ns + mrt_tx_rto(tx);
+}
+MRT_EXPORT(mrt_path_tx_rto_deadline);
+
+u64 mrt_path_tx_tlp_deadline(const struct mrt_path_tx *tx)
+{
+	u64 pto, at;
+
+	if (!tx->inflight || !tx->tlp_armed || tx->probe_pending)
+		return 0;
+	pto = max_t(u64, 2ULL * mrt_path_tx_srtt(tx), MRT_TLP_MIN_NS);
+	at = tx->last_send_ns + pto;
+	/* a probe that would not beat the RTO is pointless */
+	if (at >= mrt_path_tx_rto_deadline(tx))
+		return 0;
+	return at;
+}
+MRT_EXPORT(mrt_path_tx_tlp_deadline);
+
+/* Declare every in-flight slot lost; returns how many. */
+static u32 mrt_tx_lose_all(struct mrt_path_tx *tx, u64 *lost)
+{
+	u32 psn, n = 0;
+
+	for (psn = tx->una; psn != tx->next_psn; psn++) {
+		struct mrt_tx_slot *slot = mrt_slot(tx, psn);
+
+		if (!(slot->flags & MRT_SLOT_INFLIGHT))
+			continue;
+		slot->flags &= ~MRT_SLOT_INFLIGHT;
+		slot->flags |= MRT_SLOT_LOST;
+		lost[n++] = slot->handle;
+	}
+	tx->inflight = 0;
+	tx->stats.losses += n;
+	tx->probe_pending = false;
+	return n;
+}
+
+u32 mrt_path_tx_on_timer(struct mrt_path_tx *tx, u64 now_ns, u64 *lost,
+			 bool *rto_fired)
+{
+	u64 rto_at = mrt_path_tx_rto_deadline(tx);
+	u64 tlp_at = mrt_path_tx_tlp_deadline(tx);
+	u32 n;
+
+	*rto_fired = false;
+	if (rto_at && now_ns >= rto_at) {
+		n = mrt_tx_lose_all(tx, lost);
+		*rto_fired = true;
+		tx->stats.rtos++;
+		if (tx->consecutive_rtos < MRT_U8_MAX)
+			tx->consecutive_rtos++;
+		if (mrt_tx_rto(tx) < MRT_RTO_MAX_NS)
+			tx->backoff++;
+		if (tx->state != MRT_PATH_PARKED)
+			tx->state = tx->consecutive_rtos >= MRT_PATH_FAIL_RTOS ?
+				    MRT_PATH_FAILED : MRT_PATH_SUSPECT;
+		return n;
+	}
+	if (tlp_at && now_ns >= tlp_at) {
+		tx->probe_pending = true;
+		tx->tlp_armed = false;
+	}
+	return 0;
+}
+MRT_EXPORT(mrt_path_tx_on_timer);
+
+u64 mrt_path_tx_newest_handle(const struct mrt_path_tx *tx)
+{
+	u32 psn = tx->next_psn;
+
+	while (psn != tx->una) {
+		const struct mrt_tx_slot *slot = &tx->ring[--psn & MRT_RING_MASK];
+
+		if (slot->flags & MRT_SLOT_INFLIGHT)
+			return slot->handle;
+	}
+	return MRT_NO_HANDLE;
+}
+MRT_EXPORT(mrt_path_tx_newest_handle);
+
+u32 mrt_path_tx_repick(struct mrt_path_tx *tx, u64 now_ns, u64 *lost)
+{
+	u32 n = mrt_tx_lose_all(tx, lost);
+
+	tx->generation++;
+	tx->stats.repicks++;
+	tx->consecutive_rtos = 0;
+	tx->backoff = 0;
+	tx->tlp_armed = true;
+	tx->last_progress_ns = now_ns;
+	/*
+	 * The RTT estimate is kept: the new route joins the same two hosts
+	 * and an unknown RTT would mean a 10 ms RTO on a 10 us fabric.
+	 */
+	if (tx->state != MRT_PATH_PARKED)
+		tx->state = MRT_PATH_SUSPECT;
+	return n;
+}
+MRT_EXPORT(mrt_path_tx_repick);
+
+u32 mrt_path_tx_srtt(const struct mrt_path_tx *tx)
+{
+	return tx->have_rtt ? tx->srtt_ns : (u32)MRT_RTT_INIT_NS;
+}
+MRT_EXPORT(mrt_path_tx_srtt);

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * MetaRoCE transport core: one path of a connection.
+ *
+ * A path is one ECMP route (one UDP source port on one plane) with its own
+ * PSN space. The network keeps a path FIFO, so the receiver reports a gap
+ * and the sender treats every PSN below the highest selectively acked one
+ * as lost at once, without waiting for duplicate acks.
+ *
+ * The receiver half (struct mrt_path_rx) tracks what arrived and decides
+ * when to acknowledge; the sender half (struct mrt_path_tx) tracks what is
+ * in flight, detects loss, estimates RTT and runs the RTO and tail-loss
+ * probe timers. Neither allocates, locks or reads a clock: time comes in as
+ * now_ns and the caller serialises calls per connection.
+ */
+#ifndef MRT_PATH_H
+#define MRT_PATH_H
+
+#include "mrt_types.h"
+#include "mrt_psn.h"
+#include "mrt_sack.h"
+
+/* ---- constants (reasons in Documentation/transport.rst) ---- */
+#define MRT_ACK_EVERY			8
+#define MRT_ACK_DELAY_NS		(20 * 1000ULL)
+#define MRT_PATH_MAX_INFLIGHT		256
+#define MRT_PATH_REORDER_TOLERANCE	0
+#define MRT_PATH_RX_JUMP_MAX		(1U << 24)
+#define MRT_RTO_INIT_NS			(10 * 1000 * 1000ULL)
+#define MRT_RTO_MIN_NS			(200 * 1000ULL)
+#define MRT_RTO_MAX_NS			(200 * 1000 * 1000ULL)
+#define MRT_RTO_GRANULARITY_NS		(10 * 1000ULL)
+#define MRT_TLP_MIN_NS			(50 * 1000ULL)
+#define MRT_PATH_FAIL_RTOS		3
+#define MRT_RTT_INIT_NS			(100 * 1000ULL)
+#define MRT_NO_HANDLE			(~0ULL)
+
+/* The SACK must cover every PSN a path can have in flight. */
+#if MRT_PATH_MAX_INFLIGHT > MRT_SACK_BITS
+#error "MRT_PATH_MAX_INFLIGHT must not exceed the SACK bitmap"
+#endif
+
+/* Timestamps on the wire are 32-bit microseconds. */
+static inline u32 mrt_tsval(u64 now_ns)
+{
+	return (u32)(now_ns / 1000);
+}
+
+/* ---------------------------------------------------------------- rx -- */
+
+enum mrt_rx_result {
+	MRT_RX_NEW,		/* first copy: place it */
+	MRT_RX_DUPLICATE,	/* already received on this path: drop */
+	MRT_RX_OUT_OF_WINDOW,	/* implausible PSN: drop (counted) */
+};
+
+/* Flags the receiver passes with each data packet (from the BTH). */
+#define MRT_RXF_CE	0x1	/* IP ECN field was CE */
+#define MRT_RXF_RETX	0x2	/* sender marked it as a retransmission */
+#define MRT_RXF_ACK_REQ	0x4	/* sender asks for an immediate ACK */
+
+struct mrt_path_rx_stats {
+	u64 rx_new;
+	u64 rx_dup;
+	u64 rx_out_of_window;
+	u64 rx_ce;
+	u64 rx_jumps;		/* window slid past an abandoned gap */
+	u64 holes_abandoned;	/* PSNs given up by those slides */
+	u64 acks;
+};
+
+struct mrt_path_rx {
+	u32 cum_psn;		/* next expected PSN */
+	u32 high_psn;		/* highest PSN received + 1 */
+	struct mrt_sack256 sack;	/* bit i: cum_psn + 1 + i received */
+	u16 unacked;		/* packets since the last ACK */
+	u16 ce_pending;		/* CE marks since the last ACK */
+	u16 dup_pending;	/* duplicates since the last ACK */
+	bool ack_now;		/* an immediate ACK is due */
+	bool echo_retx;		/* echoed packet was a retransmission */
+	bool started;		/* first packet seen: cum_psn is valid */
+	u32 echo_tsval;		/* tsval of the newest packet */
+	u64 echo_arrival_ns;	/* when that packet arrived */
+	u64 ack_deadline_ns;	/* delayed-ACK deadline, 0 = none */
+	struct mrt_path_rx_stats stats;
+};
+
+/* What the receiver tells the sender about one path (the wire ACK body). */
+struct mrt_ack_info {
+	u16 path_id;
+	u32 cum_psn;		/* next expected PSN on that path */
+	struct mrt_sack256 sack;	/* bit i: cum_psn + 1 + i received */
+	u16 ce_count;		/* CE marks seen since the previous ACK */
+	u16 dup_count;		/* duplicate PSNs seen since the previous ACK */
+	u32 echo_tsval;		/* tsval of the packet that triggered it */
+	u32 hold_ns;		/* time that packet waited for the ACK */
+	bool echo_retx;		/* that packet was a retransmission */
+	u32 rate_hint_mbps;	/* receiver fair share, 0 = no hint */
+};
+
+/*
+ * Start the receive window at first_psn. If the peer's initial PSN is not
+ * known, pass started = false and the first packet's PSN is adopted.
+ */
+void mrt_path_rx_init(struct mrt_path_rx *rx, u32 first_psn, bool started);
+enum mrt_rx_result mrt_path_rx_accept(struct mrt_path_rx *rx, u32 psn,
+				      u32 tsval, u32 flags, u64 now_ns,
+				      bool *gap_opened);
+/*
+ * True when an ACK should be sent now. *deadline_ns receives the delayed
+ * ACK deadline when one is pending (0 when nothing is pending).
+ */
+bool mrt_path_rx_ack_due(const struct mrt_path_rx *rx, u64 now_ns,
+			 u64 *deadline_ns);
+void mrt_path_rx_fill_ack(struct mrt_path_rx *rx, u16 path_id, u64 now_ns,
+			  struct mrt_ack_info *ack);
+
+/* ---------------------------------------------------------------- tx -- */
+
+enum mrt_path_state {
+	MRT_PATH_HEALTHY,
+	MRT_PATH_SUSPECT,	/* an RTO fired; probing with a small window */
+	MRT_PATH_FAILED,	/* MRT_PATH_FAIL_RTOS RTOs without progress */
+	MRT_PATH_PARKED,	/* not in use (inactive or administratively) */
+};
+
+/* Slot flags. */
+#define MRT_SLOT_INFLIGHT	0x01
+#define MRT_SLOT_LOST		0x02	/* declared lost, kept to spot late acks */
+#define MRT_SLOT_RETX		0x04	/* carried a retransmission */
+#define MRT_SLOT_PROBE		0x08	/* tail-loss probe */
+
+struct mrt_tx_slot {
+	u64 handle;		/* opaque packet id from the connection */
+	u32 sent_tsval;		/* send time, wire timestamp (us) */
+	u32 flags;
+};
+
+struct mrt_path_stats {
+	u64 sent;
+	u64 retransmits;
+	u64 rtos;
+	u64 losses;
+	u64 spurious;		/* declared lost, acked later */
+	u64 ce;
+	u64 acks;
+	u64 bad_acks;		/* ACKs with impossible cumulative PSNs */
+	u64 probes;
+	u64 dup_reported;	/* duplicate PSNs reported by the receiver */
+	u64 repicks;
+};
+
+struct mrt_path_tx {
+	u32 next_psn;		/* PSN of the next packet */
+	u32 una;		/* oldest PSN still held in the ring */
+	u16 inflight;		/* slots in flight (not acked, not lost) */
+	u8 state;		/* enum mrt_path_state */
+	u8 consecutive_rtos;
+	u8 backoff;		/* RTO doubling exponent */
+	bool tlp_armed;		/* a probe may fire for this flight */
+	bool probe_pending;	/* the probe timer fired: send one probe */
+	bool have_rtt;
+	u16 generation;		/* bumped on every re-pick */
+	u32 srtt_ns;
+	u32 rttvar_ns;
+	u32 min_rtt_ns;
+	u32 latest_rtt_ns;
+	u64 rto_base_ns;	/* RTO before backoff */
+	u64 last_send_ns;
+	u64 last_progress_ns;	/* last ACK that resolved a slot */
+	struct mrt_path_stats stats;
+	struct mrt_tx_slot ring[MRT_PATH_MAX_INFLIGHT];
+};
+
+/* What one ACK did to a path. */
+struct mrt_path_ack_result {
+	u32 newly_acked;
+	u32 newly_lost;
+	u32 spurious;
+	u32 rtt_ns;		/* sample taken, 0 = none */
+	bool progress;
+};
+
+void mrt_path_tx_init(struct mrt_path_tx *tx, u32 first_psn);
+/* Ring room for one more packet (a lost slot at the head may be reused). */
+bool mrt_path_tx_has_room(const struct mrt_path_tx *tx);
+/*
+ * Record a packet sent now with the next PSN, stored in *psn. Returns 0, or
+ * -1 when the ring has no room (the caller checks mrt_path_tx_has_room()).
+ */
+int mrt_path_tx_send(struct mrt_path_tx *tx, u64 handle, u32 slot_flags,
+		     u64 now_ns, u32 *psn);
+/*
+ * Apply an ACK. Handles of newly acked slots go to acked[] (room for
+ * MRT_PATH_MAX_INFLIGHT), handles of newly lost slots to lost[] (same
+ * room); each slot is reported at most once as acked and at most once as
+ * lost. Late acks of slots already declared lost are counted as spurious
+ * and reported in acked[] too (the data did arrive).
+ * Returns 0, or -1 if the ACK is impossible (counted in bad_acks).
+ */
+int mrt_path_tx_on_ack(struct mrt_path_tx *tx, const struct mrt_ack_info *ack,
+		       u64 now_ns, u64 *acked, u64 *lost,
+		       struct mrt_path_ack_result *res);
+/* Deadline of the retransmission timer, 0 if nothing is in flight. */
+u64 mrt_path_tx_rto_deadline(const struct mrt_path_tx *tx);
+/* Deadline of the tail-loss probe, 0 if none is armed. */
+u64 mrt_path_tx_tlp_deadline(const struct mrt_path_tx *tx);
+/*
+ * Run the timers. On RTO every in-flight slot is declared lost (handles to
+ * lost[], room for MRT_PATH_MAX_INFLIGHT), the RTO backs off and the state
+ * moves to SUSPECT or FAILED. Returns the number of lost handles; sets
+ * *rto_fired and leaves probe_pending set when the probe timer expired.
+ */
+u32 mrt_path_tx_on_timer(struct mrt_path_tx *tx, u64 now_ns, u64 *lost,
+			 bool *rto_fired);
+/* Handle of the newest in-flight slot (what a probe may duplicate). */
+u64 mrt_path_tx_newest_handle(const struct mrt_path_tx *tx);
+/*
+ * Re-pick (new source port): in-flight slots are declared lost (handles to
+ * lost[]), RTT and backoff state restart, the generation is bumped. PSNs
+ * continue, so the receiver's window stays valid and a straggler of the old
+ * route is still recognised. Returns the number of lost handles.
+ */
+u32 mrt_path_tx_repick(struct mrt_path_tx *tx, u64 now_ns, u64 *lost);
+/* Smoothed RTT for decisions: srtt, or the initial guess without samples. */
+u32 mrt_path_tx_srtt(const struct mrt_path_tx *tx);
+
+#endif /* MRT_PATH_H */
