@@ -5,6 +5,7 @@
 # KUnit, RDMA stack as modules, everything the QEMU guests need built in.
 #
 #   scripts/testkernel.sh            build if needed, print KERNEL= KVER= KBUILD= MODROOT=
+#                                    and ENV=<file holding those four lines, sourceable>
 #   scripts/testkernel.sh --env      print the env of a finished build, fail if none
 #   scripts/testkernel.sh --dir      print the cache directory (finished or not)
 #   scripts/testkernel.sh --clean    remove the cache for the current key and rebuild
@@ -61,6 +62,7 @@ dir)
 env)
 	[ -f "$dir/.done" ] || die "no finished test kernel at $dir: run $0"
 	cat "$dir/env"
+	echo "ENV=$dir/env"
 	exit 0
 	;;
 esac
@@ -74,6 +76,7 @@ flock 9
 
 if [ -f "$dir/.done" ]; then
 	cat "$dir/env"
+	echo "ENV=$dir/env"
 	exit 0
 fi
 
@@ -164,3 +167,4 @@ touch "$dir/.done"
 trap - ERR
 echo "testkernel: done in $(($(date +%s) - start)) s" >&2
 cat "$dir/env"
+echo "ENV=$dir/env"
