@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Userspace shim: <linux/bitops.h> is covered by mrt_types.h. */
+#ifndef _KUNIT_USER_LINUX_BITOPS_H
+#define _KUNIT_USER_LINUX_BITOPS_H
+
+#include "mrt_types.h"
+
+#endif /* _KUNIT_USER_LINUX_BITOPS_H */

@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Userspace shim: <linux/compiler.h> is covered by mrt_types.h. */
+#ifndef _KUNIT_USER_LINUX_COMPILER_H
+#define _KUNIT_USER_LINUX_COMPILER_H
+
+#include "mrt_types.h"
+
+#endif /* _KUNIT_USER_LINUX_COMPILER_H */
