@@ -397,8 +397,7 @@ u64 mrt_path_tx_tlp_deadline(const struct mrt_path_tx *tx)
 }
 MRT_EXPORT(mrt_path_tx_tlp_deadline);
 
-/* Declare every in-flight slot lost; returns how many. */
-static u32 mrt_tx_lose_all(struct mrt_path_tx *tx, u64 *lost)
+u32 mrt_path_tx_abort(struct mrt_path_tx *tx, u64 *lost)
 {
 	u32 psn, n = 0;
 
@@ -416,6 +415,7 @@ static u32 mrt_tx_lose_all(struct mrt_path_tx *tx, u64 *lost)
 	tx->probe_pending = false;
 	return n;
 }
+MRT_EXPORT(mrt_path_tx_abort);
 
 u32 mrt_path_tx_on_timer(struct mrt_path_tx *tx, u64 now_ns, u64 *lost,
 			 bool *rto_fired)
@@ -426,7 +426,7 @@ u32 mrt_path_tx_on_timer(struct mrt_path_tx *tx, u64 now_ns, u64 *lost,
 
 	*rto_fired = false;
 	if (rto_at && now_ns >= rto_at) {
-		n = mrt_tx_lose_all(tx, lost);
+		n = mrt_path_tx_abort(tx, lost);
 		*rto_fired = true;
 		tx->stats.rtos++;
 		if (tx->consecutive_rtos < MRT_U8_MAX)
@@ -462,7 +462,7 @@ MRT_EXPORT(mrt_path_tx_newest_handle);
 
 u32 mrt_path_tx_repick(struct mrt_path_tx *tx, u64 now_ns, u64 *lost)
 {
-	u32 n = mrt_tx_lose_all(tx, lost);
+	u32 n = mrt_path_tx_abort(tx, lost);
 
 	tx->generation++;
 	tx->stats.repicks++;

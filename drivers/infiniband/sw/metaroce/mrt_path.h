@@ -213,6 +213,8 @@ u64 mrt_path_tx_tlp_deadline(const struct mrt_path_tx *tx);
  */
 u32 mrt_path_tx_on_timer(struct mrt_path_tx *tx, u64 now_ns, u64 *lost,
 			 bool *rto_fired);
+/* Declare every in-flight slot lost (handles to lost[]); returns how many. */
+u32 mrt_path_tx_abort(struct mrt_path_tx *tx, u64 *lost);
 /* Handle of the newest in-flight slot (what a probe may duplicate). */
 u64 mrt_path_tx_newest_handle(const struct mrt_path_tx *tx);
 /*

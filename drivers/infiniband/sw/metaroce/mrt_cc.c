@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE transport core: congestion control algorithms and fair share.
+ */
+#include "mrt_cc.h"
+
+/* ------------------------------------------------------------- aimd -- */
+
+static void mrt_aimd_init(struct mrt_cc_path *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->pwnd = MRT_PWND_INIT;
+	p->ssthresh = MRT_PWND_MAX;
+}
+
+/*
+ * Coupled additive increase: each acked packet on path i adds 1/QWND to
+ * PWND_i. Path i sees about PWND_i acks per RTT, so it grows by
+ * PWND_i / QWND per RTT and all paths together by one packet per RTT:
+ * the connection is no more aggressive than a single-path flow.
+ */
+static void mrt_aimd_on_ack(struct mrt_cc_path *p,
+			    const struct mrt_cc_event *ev)
+{
+	u32 qwnd = max_t(u32, ev->qwnd, p->pwnd);
+
+	if (!ev->acked)
+		return;
+	if (p->pwnd < p->ssthresh) {
+		/* slow start: the sum of paths doubles like one flow */
+		p->pwnd = min_t(u32, p->pwnd + ev->acked, p->ssthresh);
+	} else {
+		p->ai_count += ev->acked;
+		while (qwnd && p->ai_count >= qwnd) {
+			p->ai_count -= qwnd;
+			p->pwnd++;
+		}
+	}
+	if (p->pwnd >= MRT_PWND_MAX) {
+		p->pwnd = MRT_PWND_MAX;
+		p->ai_count = 0;
+	}
+}
+
+static void mrt_aimd_decrease(struct mrt_cc_path *p,
+			      const struct mrt_cc_event *ev)
+{
+	/* one decrease per RTT: the marks of one window are one signal */
+	if (p->decreased && ev->now_ns - p->last_decrease_ns < ev->srtt_ns)
+		return;
+	p->pwnd = max_t(u32, p->pwnd / 2, MRT_PWND_MIN);
+	p->ssthresh = max_t(u32, p->pwnd, 2);
+	p->ai_count = 0;
+	p->losses = 0;
+	p->last_decrease_ns = ev->now_ns;
+	p->decreased = true;
+	p->decreases++;
+}
+
+static void mrt_aimd_on_ce(struct mrt_cc_path *p, const struct mrt_cc_event *ev)
+{
+	if (ev->ce)
+		mrt_aimd_decrease(p, ev);
+}
+
+static void mrt_aimd_on_loss(struct mrt_cc_path *p,
+			     const struct mrt_cc_event *ev)
+{
+	/* isolated random drops are not congestion: wait for N of them */
+	p->losses += ev->lost;
+	if (p->losses >= MRT_CC_LOSS_N)
+		mrt_aimd_decrease(p, ev);
+}
+
+static void mrt_aimd_on_rto(struct mrt_cc_path *p,
+			    const struct mrt_cc_event *ev)
+{
+	p->ssthresh = max_t(u32, p->pwnd / 2, 2);
+	p->pwnd = MRT_PWND_MIN;
+	p->ai_count = 0;
+	p->losses = 0;
+	p->last_decrease_ns = ev->now_ns;
+	p->decreased = true;
+	p->decreases++;
+}
+
+static u32 mrt_aimd_pwnd(const struct mrt_cc_path *p)
+{
+	return clamp_t(u32, p->pwnd, MRT_PWND_MIN, MRT_PWND_MAX);
+}
+
+const struct mrt_cc_ops mrt_cc_aimd = {
+	.name = "aimd",
+	.init = mrt_aimd_init,
+	.on_ack = mrt_aimd_on_ack,
+	.on_ce = mrt_aimd_on_ce,
+	.on_loss = mrt_aimd_on_loss,
+	.on_rto = mrt_aimd_on_rto,
+	.pwnd = mrt_aimd_pwnd,
+};
+MRT_EXPORT(mrt_cc_aimd);
+
+/* ------------------------------------------------------------ fixed -- */
+
+static void mrt_fixed_init(struct mrt_cc_path *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->pwnd = MRT_CC_FIXED_PWND;
+	p->ssthresh = MRT_CC_FIXED_PWND;
+}
+
+static void mrt_fixed_event(struct mrt_cc_path *p,
+			    const struct mrt_cc_event *ev)
+{
+}
+
+static u32 mrt_fixed_pwnd(const struct mrt_cc_path *p)
+{
+	return MRT_CC_FIXED_PWND;
+}
+
+const struct mrt_cc_ops mrt_cc_fixed = {
+	.name = "fixed",
+	.init = mrt_fixed_init,
+	.on_ack = mrt_fixed_event,
+	.on_ce = mrt_fixed_event,
+	.on_loss = mrt_fixed_event,
+	.on_rto = mrt_fixed_event,
+	.pwnd = mrt_fixed_pwnd,
+};
+MRT_EXPORT(mrt_cc_fixed);
+
+/* --------------------------------------------------------- registry -- */
+
+static const struct mrt_cc_ops *const mrt_cc_table[] = {
+	&mrt_cc_aimd,
+	&mrt_cc_fixed,
+};
+
+const struct mrt_cc_ops *mrt_cc_get(u32 index)
+{
+	return index < ARRAY_SIZE(mrt_cc_table) ? mrt_cc_table[index] : NULL;
+}
+MRT_EXPORT(mrt_cc_get);
+
+const struct mrt_cc_ops *mrt_cc_find(const char *name)
+{
+	u32 i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(mrt_cc_table); i++)
+		if (!strncmp(mrt_cc_table[i]->name, name, MRT_CC_NAME_MAX))
+			return mrt_cc_table[i];
+	return NULL;
+}
+MRT_EXPORT(mrt_cc_find);
+
+const struct mrt_cc_ops *mrt_cc_default(void)
+{
+	return &mrt_cc_aimd;
+}
+MRT_EXPORT(mrt_cc_default);
+
+/* ------------------------------------------------------- fair share -- */
+
+static u64 mrt_weight(const u32 *weight, u32 i)
+{
+	return weight && weight[i] ? weight[i] : 1;
+}
+
+/*
+ * Weighted water-filling: give every unsatisfied sender its weighted
+ * part of what is left; senders that need less keep their demand and the
+ * rest is split again. Each round satisfies at least one sender or ends.
+ */
+void mrt_rate_share(u32 link_mbps, u32 nr, const u32 *demand_mbps,
+		    const u32 *weight, u32 *share_mbps)
+{
+	u64 left = (u64)link_mbps * MRT_RATE_HINT_UTIL_PCT / 100;
+	u32 i, open = nr;
+
+	for (i = 0; i < nr; i++)
+		share_mbps[i] = 0;
+	while (open && left) {
+		u64 wsum = 0, given = 0;
+		bool satisfied = false;
+
+		for (i = 0; i < nr; i++)
+			if (!share_mbps[i])
+				wsum += mrt_weight(weight, i);
+		for (i = 0; i < nr; i++) {
+			u64 fair;
+
+			if (share_mbps[i])
+				continue;
+			fair = left * mrt_weight(weight, i) / wsum;
+			if (demand_mbps && demand_mbps[i] &&
+			    demand_mbps[i] <= fair) {
+				share_mbps[i] = demand_mbps[i];
+				given += demand_mbps[i];
+				open--;
+				satisfied = true;
+			}
+		}
+		left -= given;
+		if (satisfied)
+			continue;
+		/* nobody is limited by demand: split the rest and stop */
+		for (i = 0; i < nr; i++)
+			if (!share_mbps[i])
+				share_mbps[i] = max_t(u32, 1, (u32)(left *
+					mrt_weight(weight, i) / wsum));
+		break;
+	}
+	/* nothing left for the rest: a hint of 0 would mean "no hint" */
+	for (i = 0; i < nr; i++)
+		if (!share_mbps[i])
+			share_mbps[i] = 1;
+}
+MRT_EXPORT(mrt_rate_share);
+
+u32 mrt_rate_hint(u32 link_mbps, u32 active_senders)
+{
+	u64 usable = (u64)link_mbps * MRT_RATE_HINT_UTIL_PCT / 100;
+
+	return (u32)max_t(u64, 1, usable / max_t(u32, active_senders, 1));
+}
+MRT_EXPORT(mrt_rate_hint);
+
+u32 mrt_rate_hint_window(u32 hint_mbps, u32 srtt_ns, u32 mtu)
+{
+	/* Mbit/s * ns = 1e-3 bit; / 8000 gives bytes */
+	u64 bytes = (u64)hint_mbps * srtt_ns / 8000;
+	u64 pkts;
+
+	if (!hint_mbps)
+		return 0;
+	pkts = DIV_ROUND_UP(bytes, max_t(u32, mtu, 1));
+	return (u32)clamp_t(u64, pkts, 1, 0xffffffffULL);
+}
+MRT_EXPORT(mrt_rate_hint_window);

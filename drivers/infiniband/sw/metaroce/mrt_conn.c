@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE transport core: connection = paths + congestion control +
+ * retransmit queue + path choice.
+ */
+#include "mrt_conn.h"
+
+static u32 mrt_conn_pwnd(const struct mrt_conn *c, const struct mrt_path *p)
+{
+	return min_t(u32, c->cc->pwnd(&p->cc), MRT_PATH_MAX_INFLIGHT);
+}
+
+int mrt_conn_init(struct mrt_conn *c, const struct mrt_conn_cfg *cfg)
+{
+	u16 i;
+
+	if (!cfg->paths || !cfg->max_paths || cfg->max_paths > MRT_MAX_PATHS ||
+	    cfg->nr_active > cfg->max_paths || !cfg->retxq ||
+	    cfg->retxq_cap < MRT_CONN_RETXQ_LEN(cfg->max_paths) || !cfg->mtu)
+		return -1;
+	memset(c, 0, sizeof(*c));
+	c->paths = cfg->paths;
+	c->max_paths = cfg->max_paths;
+	c->nr_active = cfg->nr_active;
+	c->mtu = cfg->mtu;
+	c->cc = cfg->cc ? cfg->cc : mrt_cc_default();
+	c->retxq = cfg->retxq;
+	c->retxq_cap = cfg->retxq_cap;
+	for (i = 0; i < c->max_paths; i++) {
+		struct mrt_path *p = &c->paths[i];
+
+		memset(p, 0, sizeof(*p));
+		mrt_path_tx_init(&p->tx, cfg->tx_psn ? cfg->tx_psn[i] : 0);
+		mrt_path_rx_init(&p->rx, cfg->rx_psn ? cfg->rx_psn[i] : 0,
+				 !!cfg->rx_psn);
+		c->cc->init(&p->cc);
+		if (i >= c->nr_active)
+			p->tx.state = MRT_PATH_PARKED;
+	}
+	return 0;
+}
+MRT_EXPORT(mrt_conn_init);
+
+/* ------------------------------------------------- retransmit queue -- */
+
+static void mrt_retxq_push(struct mrt_conn *c, u64 handle, u16 lost_on)
+{
+	struct mrt_retx_ent *e;
+
+	if (c->retxq_len >= c->retxq_cap) {
+		c->stats.retxq_overflow++;
+		c->error = true;
+		return;
+	}
+	e = &c->retxq[(c->retxq_head + c->retxq_len) % c->retxq_cap];
+	e->handle = handle;
+	e->lost_on = lost_on;
+	c->retxq_len++;
+	c->stats.retx_queued++;
+}
+
+static void mrt_retxq_pop(struct mrt_conn *c)
+{
+	c->retxq_head = (c->retxq_head + 1) % c->retxq_cap;
+	c->retxq_len--;
+}
+
+/* Drop queued handles that no longer need a resend; the head, or NULL. */
+static struct mrt_retx_ent *mrt_retxq_head_live(struct mrt_conn *c)
+{
+	while (c->retxq_len) {
+		struct mrt_retx_ent *e = &c->retxq[c->retxq_head];
+
+		if (!c->handle_live || c->handle_live(c->handle_ctx, e->handle))
+			return e;
+		c->stats.retx_skipped++;
+		mrt_retxq_pop(c);
+	}
+	return NULL;
+}
+
+static void mrt_conn_queue_lost(struct mrt_conn *c, u16 path_id, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		mrt_retxq_push(c, c->scratch[i], path_id);
+}
+
+/* --------------------------------------------------------- windows -- */
+
+u32 mrt_conn_qwnd(const struct mrt_conn *c)
+{
+	u32 q = 0;
+	u16 i;
+
+	for (i = 0; i < c->nr_active; i++)
+		if (mrt_path_usable(&c->paths[i]))
+			q += mrt_conn_pwnd(c, &c->paths[i]);
+	return q;
+}
+MRT_EXPORT(mrt_conn_qwnd);
+
+u32 mrt_conn_inflight(const struct mrt_conn *c)
+{
+	u32 n = 0;
+	u16 i;
+
+	for (i = 0; i < c->max_paths; i++)
+		n += c->paths[i].tx.inflight;
+	return n;
+}
+MRT_EXPORT(mrt_conn_inflight);
+
+u32 mrt_conn_rate_cap(const struct mrt_conn *c)
+{
+	u64 wsum = 0, weighted = 0;
+	u16 i;
+
+	if (!c->rate_hint_mbps)
+		return 0;
+	/* the RTT the window has to cover: window-weighted mean srtt */
+	for (i = 0; i < c->nr_active; i++) {
+		const struct mrt_path *p = &c->paths[i];
+		u32 w;
+
+		if (!mrt_path_usable(p))
+			continue;
+		w = mrt_conn_pwnd(c, p);
+		wsum += w;
+		weighted += (u64)w * mrt_path_tx_srtt(&p->tx);
+	}
+	if (!wsum)
+		return 1;
+	return mrt_rate_hint_window(c->rate_hint_mbps, (u32)(weighted / wsum),
+				    c->mtu);
+}
+MRT_EXPORT(mrt_conn_rate_cap);
+
+int mrt_conn_set_active(struct mrt_conn *c, u16 nr_active, u64 now_ns)
+{
+	u16 i;
+
+	if (nr_active > c->max_paths)
+		return -1;
+	for (i = 0; i < c->max_paths; i++) {
+		struct mrt_path *p = &c->paths[i];
+
+		if (i >= nr_active && p->tx.state != MRT_PATH_PARKED) {
+			u32 n = mrt_path_tx_repick(&p->tx, now_ns, c->scratch);
+
+			mrt_conn_queue_lost(c, i, n);
+			p->tx.state = MRT_PATH_PARKED;
+			c->repick_pending &= ~(1ULL << i);
+		} else if (i < nr_active && p->tx.state == MRT_PATH_PARKED) {
+			p->tx.state = MRT_PATH_HEALTHY;
+			c->cc->init(&p->cc);
+			p->wrr_current = 0;
+		}
+	}
+	c->nr_active = nr_active;
+	return 0;
+}
+MRT_EXPORT(mrt_conn_set_active);
+
+/* ---------------------------------------------------- path choice -- */
+
+static bool mrt_path_open(const struct mrt_conn *c, const struct mrt_path *p)
+{
+	return mrt_path_usable(p) && mrt_path_tx_has_room(&p->tx) &&
+	       p->tx.inflight < mrt_conn_pwnd(c, p);
+}
+
+static u32 mrt_conn_min_srtt(const struct mrt_conn *c)
+{
+	u32 best = 0;
+	u16 i;
+
+	for (i = 0; i < c->nr_active; i++) {
+		const struct mrt_path_tx *tx = &c->paths[i].tx;
+
+		if (tx->have_rtt && mrt_path_usable(&c->paths[i]) &&
+		    (!best || tx->srtt_ns < best))
+			best = tx->srtt_ns;
+	}
+	return best;
+}
+
+/*
+ * Smooth weighted round robin over paths with open window. A path's
+ * weight is its open window scaled by how much faster than the fastest
+ * path it is, so packets go where they can leave soonest and still visit
+ * every open path in turn. avoid (or -1) is skipped when another path is
+ * open: a retransmission should not go back to the path that lost it.
+ */
+static int mrt_conn_pick_path(struct mrt_conn *c, int avoid)
+{
+	u32 min_srtt = mrt_conn_min_srtt(c);
+	s64 total = 0, best_credit = 0;
+	int best = -1, pass;
+	u16 i;
+
+	for (pass = 0; pass < 2 && best < 0; pass++) {
+		for (i = 0; i < c->nr_active; i++) {
+			struct mrt_path *p = &c->paths[i];
+			u32 open, srtt;
+			u64 w;
+
+			if (!mrt_path_open(c, p) || (pass == 0 && i == avoid))
+				continue;
+			open = mrt_conn_pwnd(c, p) - p->tx.inflight;
+			srtt = p->tx.have_rtt ? p->tx.srtt_ns : min_srtt;
+			w = (u64)open * MRT_WRR_SCALE;
+			if (min_srtt && srtt > min_srtt)
+				w = w * min_srtt / srtt;
+			if (!w)
+				w = 1;
+			p->wrr_current += (s64)w;
+			total += (s64)w;
+			if (best < 0 || p->wrr_current > best_credit) {
+				best = i;
+				best_credit = p->wrr_current;
+			}
+		}
+	}
+	if (best >= 0)
+		c->paths[best].wrr_current -= total;
+	return best;
+}
+
+static int mrt_conn_emit(struct mrt_conn *c, int path, u64 handle, u8 kind,
+			 u8 flags, u64 now_ns, struct mrt_tx_decision *out)
+{
+	struct mrt_path *p = &c->paths[path];
+	u32 slot_flags = 0;
+
+	if (flags & MRT_TXF_RETX)
+		slot_flags |= MRT_SLOT_RETX;
+	if (flags & MRT_TXF_PROBE)
+		slot_flags |= MRT_SLOT_PROBE;
+	if (mrt_path_tx_send(&p->tx, handle, slot_flags, now_ns, &out->psn))
+		return MRT_TX_NONE;
+	out->kind = kind;
+	out->flags = flags;
+	out->path_id = (u16)path;
+	out->generation = p->tx.generation;
+	out->tsval = mrt_tsval(now_ns);
+	out->handle = handle;
+	return kind;
+}
+
+/* A probe on a path whose flight went quiet: elicit an ACK there. */
+static int mrt_conn_probe(struct mrt_conn *c, u64 now_ns, u64 new_handle,
+			  struct mrt_tx_decision *out)
+{
+	u16 i;
+
+	for (i = 0; i < c->nr_active; i++) {
+		struct mrt_path *p = &c->paths[i];
+		struct mrt_retx_ent *e;
+		u64 copy;
+
+		if (!p->tx.probe_pending)
+			continue;
+		if (!mrt_path_usable(p) || !mrt_path_tx_has_room(&p->tx)) {
+			p->tx.probe_pending = false;
+			continue;
+		}
+		c->stats.probes++;
+		e = mrt_retxq_head_live(c);
+		if (e) {
+			u64 h = e->handle;
+
+			mrt_retxq_pop(c);
+			c->stats.retx_sent++;
+			return mrt_conn_emit(c, i, h, MRT_TX_RESEND,
+					     MRT_TXF_RETX | MRT_TXF_PROBE |
+					     MRT_TXF_ACK_REQ, now_ns, out);
+		}
+		if (new_handle != MRT_NO_HANDLE) {
+			c->stats.tx_new++;
+			return mrt_conn_emit(c, i, new_handle, MRT_TX_NEW,
+					     MRT_TXF_PROBE | MRT_TXF_ACK_REQ,
+					     now_ns, out);
+		}
+		copy = mrt_path_tx_newest_handle(&p->tx);
+		if (copy == MRT_NO_HANDLE) {
+			p->tx.probe_pending = false;
+			continue;
+		}
+		return mrt_conn_emit(c, i, copy, MRT_TX_RESEND,
+				     MRT_TXF_RETX | MRT_TXF_PROBE |
+				     MRT_TXF_ACK_REQ, now_ns, out);
+	}
+	return MRT_TX_NONE;
+}
+
+int mrt_conn_next_tx(struct mrt_conn *c, u64 now_ns, u64 new_handle,
+		     struct mrt_tx_decision *out)
+{
+	struct mrt_retx_ent *e;
+	u32 cap;
+	int path;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = MRT_TX_NONE;
+	if (mrt_conn_probe(c, now_ns, new_handle, out) != MRT_TX_NONE)
+		return out->kind;
+
+	cap = mrt_conn_rate_cap(c);
+	if (cap && mrt_conn_inflight(c) >= cap) {
+		c->stats.rate_limited++;
+		return MRT_TX_NONE;
+	}
+
+	e = mrt_retxq_head_live(c);
+	if (e) {
+		u64 h = e->handle;
+
+		path = mrt_conn_pick_path(c, e->lost_on);
+		if (path < 0)
+			return MRT_TX_NONE;
+		if (path == e->lost_on)
+			c->stats.retx_same_path++;
+		mrt_retxq_pop(c);
+		c->stats.retx_sent++;
+		return mrt_conn_emit(c, path, h, MRT_TX_RESEND, MRT_TXF_RETX,
+				     now_ns, out);
+	}
+	if (new_handle == MRT_NO_HANDLE)
+		return MRT_TX_NONE;
+	path = mrt_conn_pick_path(c, -1);
+	if (path < 0)
+		return MRT_TX_NONE;
+	c->stats.tx_new++;
+	return mrt_conn_emit(c, path, new_handle, MRT_TX_NEW, 0, now_ns, out);
+}
+MRT_EXPORT(mrt_conn_next_tx);
+
+/* -------------------------------------------------- acks and timers -- */
+
+static void mrt_conn_cc_event(const struct mrt_conn *c,
+			      const struct mrt_path *p, u64 now_ns,
+			      struct mrt_cc_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->now_ns = now_ns;
+	ev->qwnd = max_t(u32, mrt_conn_qwnd(c), 1);
+	ev->srtt_ns = mrt_path_tx_srtt(&p->tx);
+	ev->min_rtt_ns = p->tx.have_rtt ? p->tx.min_rtt_ns : ev->srtt_ns;
+}
+
+int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
+		    u64 now_ns, u64 *acked, u32 *nr_acked)
+{
+	struct mrt_path_ack_result res;
+	struct mrt_cc_event ev;
+	struct mrt_path *p;
+
+	*nr_acked = 0;
+	if (ack->path_id >= c->max_paths) {
+		c->stats.bad_path_id++;
+		return -1;
+	}
+	p = &c->paths[ack->path_id];
+	if (mrt_path_tx_on_ack(&p->tx, ack, now_ns, acked, c->scratch, &res))
+		return -1;
+	*nr_acked = res.newly_acked + res.spurious;
+	mrt_conn_queue_lost(c, ack->path_id, res.newly_lost);
+	c->rate_hint_mbps = ack->rate_hint_mbps;
+
+	if (p->tx.state == MRT_PATH_PARKED)
+		return 0;
+	mrt_conn_cc_event(c, p, now_ns, &ev);
+	ev.acked = res.newly_acked;
+	ev.lost = res.newly_lost;
+	ev.ce = ack->ce_count;
+	if (ev.ce)
+		c->cc->on_ce(&p->cc, &ev);
+	if (ev.lost)
+		c->cc->on_loss(&p->cc, &ev);
+	if (ev.acked && !ev.ce)
+		c->cc->on_ack(&p->cc, &ev);
+	return 0;
+}
+MRT_EXPORT(mrt_conn_on_ack);
+
+static void mrt_conn_mark_failed(struct mrt_conn *c, u16 i)
+{
+	c->paths[i].tx.state = MRT_PATH_FAILED;
+	c->repick_pending |= 1ULL << i;
+	c->stats.path_failures++;
+}
+
+u64 mrt_conn_next_deadline(const struct mrt_conn *c)
+{
+	u64 next = 0;
+	u16 i;
+
+	for (i = 0; i < c->max_paths; i++) {
+		const struct mrt_path *p = &c->paths[i];
+		u64 t[3];
+		int k;
+
+		t[0] = mrt_path_tx_rto_deadline(&p->tx);
+		t[1] = mrt_path_tx_tlp_deadline(&p->tx);
+		t[2] = p->rx.ack_deadline_ns;
+		for (k = 0; k < 3; k++)
+			if (t[k] && (!next || t[k] < next))
+				next = t[k];
+	}
+	return next;
+}
+MRT_EXPORT(mrt_conn_next_deadline);
+
+u64 mrt_conn_on_timer(struct mrt_conn *c, u64 now_ns)
+{
+	u16 i;
+
+	for (i = 0; i < c->max_paths; i++) {
+		struct mrt_path *p = &c->paths[i];
+		bool rto;
+		u32 n;
+
+		n = mrt_path_tx_on_timer(&p->tx, now_ns, c->scratch, &rto);
+		mrt_conn_queue_lost(c, i, n);
+		if (!rto || p->tx.state == MRT_PATH_PARKED)
+			continue;
+		{
+			struct mrt_cc_event ev;
+
+			mrt_conn_cc_event(c, p, now_ns, &ev);
+			ev.lost = n;
+			c->cc->on_rto(&p->cc, &ev);
+		}
+		if (p->tx.state == MRT_PATH_FAILED)
+			mrt_conn_mark_failed(c, i);
+	}
+	return mrt_conn_next_deadline(c);
+}
+MRT_EXPORT(mrt_conn_on_timer);
+
+bool mrt_conn_take_repick(struct mrt_conn *c, u64 now_ns, u16 *path_id)
+{
+	struct mrt_path *p;
+	u16 i;
+	u32 n;
+
+	if (!c->repick_pending)
+		return false;
+	for (i = 0; i < c->max_paths; i++)
+		if (c->repick_pending & (1ULL << i))
+			break;
+	c->repick_pending &= ~(1ULL << i);
+	p = &c->paths[i];
+	n = mrt_path_tx_repick(&p->tx, now_ns, c->scratch);
+	mrt_conn_queue_lost(c, i, n);
+	c->cc->init(&p->cc);
+	p->wrr_current = 0;
+	*path_id = i;
+	return true;
+}
+MRT_EXPORT(mrt_conn_take_repick);
+
+int mrt_conn_fail_path(struct mrt_conn *c, u16 path_id, u64 now_ns)
+{
+	struct mrt_path *p;
+	u32 n;
+
+	if (path_id >= c->nr_active)
+		return -1;
+	p = &c->paths[path_id];
+	if (!mrt_path_usable(p))
+		return 0;
+	/* what was in flight on the dead route goes elsewhere now */
+	n = mrt_path_tx_abort(&p->tx, c->scratch);
+	mrt_conn_queue_lost(c, path_id, n);
+	mrt_conn_mark_failed(c, path_id);
+	return 0;
+}
+MRT_EXPORT(mrt_conn_fail_path);
+
+/* ------------------------------------------------------- receiver -- */
+
+enum mrt_rx_result mrt_conn_rx(struct mrt_conn *c, u16 path_id, u32 psn,
+			       u32 tsval, u32 flags, u64 now_ns,
+			       bool *gap_opened)
+{
+	*gap_opened = false;
+	if (path_id >= c->max_paths) {
+		c->stats.bad_path_id++;
+		return MRT_RX_OUT_OF_WINDOW;
+	}
+	return mrt_path_rx_accept(&c->paths[path_id].rx, psn, tsval, flags,
+				  now_ns, gap_opened);
+}
+MRT_EXPORT(mrt_conn_rx);
+
+bool mrt_conn_ack_due(const struct mrt_conn *c, u16 path_id, u64 now_ns,
+		      u64 *deadline_ns)
+{
+	*deadline_ns = 0;
+	if (path_id >= c->max_paths)
+		return false;
+	return mrt_path_rx_ack_due(&c->paths[path_id].rx, now_ns, deadline_ns);
+}
+MRT_EXPORT(mrt_conn_ack_due);
+
+void mrt_conn_fill_ack(struct mrt_conn *c, u16 path_id, u64 now_ns,
+		       struct mrt_ack_info *ack)
+{
+	if (path_id >= c->max_paths) {
+		memset(ack, 0, sizeof(*ack));
+		return;
+	}
+	mrt_path_rx_fill_ack(&c->paths[path_id].rx, path_id, now_ns, ack);
+	ack->rate_hint_mbps = c->local_hint_mbps;
+}
+MRT_EXPORT(mrt_conn_fill_ack);

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * MetaRoCE transport core: a connection, the set of paths it sprays over.
+ *
+ * The connection owns up to MRT_MAX_PATHS paths (storage from the caller),
+ * the congestion control instance and the retransmit queue. It answers
+ * "what do I send next, on which path, with which PSN" and digests ACKs and
+ * timer expiries. Packets are opaque 64-bit handles chosen by the caller
+ * (the message layer's (stream, msn, segment) encoding in the driver).
+ */
+#ifndef MRT_CONN_H
+#define MRT_CONN_H
+
+#include "mrt_types.h"
+#include "mrt_path.h"
+#include "mrt_cc.h"
+
+#define MRT_MAX_PATHS		64
+#define MRT_WRR_SCALE		1024
+
+/* Retransmit queue room that can never overflow (see transport.rst). */
+#define MRT_CONN_RETXQ_LEN(max_paths) \
+	((u32)(max_paths) * MRT_PATH_MAX_INFLIGHT)
+
+struct mrt_path {
+	struct mrt_path_tx tx;
+	struct mrt_path_rx rx;
+	struct mrt_cc_path cc;
+	s64 wrr_current;	/* smooth weighted round robin credit */
+};
+
+struct mrt_retx_ent {
+	u64 handle;
+	u16 lost_on;		/* path that lost it */
+};
+
+struct mrt_conn_stats {
+	u64 tx_new;
+	u64 retx_queued;
+	u64 retx_sent;
+	u64 retx_same_path;	/* no other path had window */
+	u64 retx_skipped;	/* already acked when its turn came */
+	u64 retxq_overflow;	/* must stay 0: the queue is sized for all */
+	u64 probes;
+	u64 path_failures;
+	u64 rate_limited;	/* next_tx held back by the rate hint cap */
+	u64 bad_path_id;
+};
+
+struct mrt_conn_cfg {
+	struct mrt_path *paths;	/* max_paths entries */
+	u16 max_paths;
+	u16 nr_active;		/* paths 0 .. nr_active - 1 carry traffic */
+	struct mrt_retx_ent *retxq;	/* MRT_CONN_RETXQ_LEN(max_paths) */
+	u32 retxq_cap;
+	const struct mrt_cc_ops *cc;	/* NULL: the default ("aimd") */
+	u32 mtu;
+	const u32 *tx_psn;	/* initial PSN per path, NULL: all 0 */
+	const u32 *rx_psn;	/* peer's initial PSN per path, NULL: adopt */
+};
+
+struct mrt_conn {
+	struct mrt_path *paths;
+	u16 max_paths;
+	u16 nr_active;
+	u32 mtu;
+	const struct mrt_cc_ops *cc;
+	u32 rate_hint_mbps;	/* latest hint from the peer, 0 = none */
+	u32 local_hint_mbps;	/* hint we put in our ACKs, 0 = none */
+	struct mrt_retx_ent *retxq;
+	u32 retxq_cap;
+	u32 retxq_head;
+	u32 retxq_len;
+	u64 repick_pending;	/* bit i: path i failed, wants a new port */
+	bool error;		/* internal bound violated: tear down */
+	/* optional: is a queued handle still worth resending? */
+	bool (*handle_live)(void *ctx, u64 handle);
+	void *handle_ctx;
+	struct mrt_conn_stats stats;
+	u64 scratch[MRT_PATH_MAX_INFLIGHT];	/* lost handles of one event */
+};
+
+enum mrt_tx_kind {
+	MRT_TX_NONE,		/* nothing can be sent now */
+	MRT_TX_NEW,		/* send new_handle (it was consumed) */
+	MRT_TX_RESEND,		/* resend handle (a loss or a probe copy) */
+};
+
+/* Per-packet flags for the BTH. */
+#define MRT_TXF_RETX	0x1
+#define MRT_TXF_PROBE	0x2
+#define MRT_TXF_ACK_REQ	0x4
+
+struct mrt_tx_decision {
+	u8 kind;		/* enum mrt_tx_kind */
+	u8 flags;		/* MRT_TXF_* */
+	u16 path_id;
+	u16 generation;		/* path generation (which source port) */
+	u32 psn;
+	u32 tsval;
+	u64 handle;
+};
+
+int mrt_conn_init(struct mrt_conn *c, const struct mrt_conn_cfg *cfg);
+/* Change how many paths carry traffic; parked paths' packets are resent. */
+int mrt_conn_set_active(struct mrt_conn *c, u16 nr_active, u64 now_ns);
+/* QWND: sum of PWND over usable paths. */
+u32 mrt_conn_qwnd(const struct mrt_conn *c);
+u32 mrt_conn_inflight(const struct mrt_conn *c);
+/* Window cap from the peer's rate hint (packets), 0 = none. */
+u32 mrt_conn_rate_cap(const struct mrt_conn *c);
+/*
+ * Decide the next transmission. new_handle is the next new packet the
+ * caller could send (MRT_NO_HANDLE if none). Retransmissions and probes
+ * go first. Returns the kind (also in out->kind).
+ */
+int mrt_conn_next_tx(struct mrt_conn *c, u64 now_ns, u64 new_handle,
+		     struct mrt_tx_decision *out);
+/*
+ * Digest an ACK. Newly acked handles (including late acks of packets
+ * declared lost) go to acked[] (room for MRT_PATH_MAX_INFLIGHT), their
+ * number to *nr_acked. Losses go to the retransmit queue.
+ * Returns 0 or -1 for an impossible ACK (dropped, counted).
+ */
+int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
+		    u64 now_ns, u64 *acked, u32 *nr_acked);
+/* Run RTO/TLP timers; returns the next deadline of any timer, 0 = none. */
+u64 mrt_conn_on_timer(struct mrt_conn *c, u64 now_ns);
+u64 mrt_conn_next_deadline(const struct mrt_conn *c);
+/*
+ * A failed path wants a new source port: returns true with its id in
+ * *path_id once per failure. The path restarts (SUSPECT, fresh window,
+ * next generation); the caller must use a new source port for it.
+ */
+bool mrt_conn_take_repick(struct mrt_conn *c, u64 now_ns, u16 *path_id);
+/* Force a path to fail (e.g. its plane went down). */
+int mrt_conn_fail_path(struct mrt_conn *c, u16 path_id, u64 now_ns);
+
+/* Receiver side. */
+enum mrt_rx_result mrt_conn_rx(struct mrt_conn *c, u16 path_id, u32 psn,
+			       u32 tsval, u32 flags, u64 now_ns,
+			       bool *gap_opened);
+bool mrt_conn_ack_due(const struct mrt_conn *c, u16 path_id, u64 now_ns,
+		      u64 *deadline_ns);
+void mrt_conn_fill_ack(struct mrt_conn *c, u16 path_id, u64 now_ns,
+		       struct mrt_ack_info *ack);
+
+static inline bool mrt_path_usable(const struct mrt_path *p)
+{
+	return p->tx.state == MRT_PATH_HEALTHY ||
+	       p->tx.state == MRT_PATH_SUSPECT;
+}
+
+#endif /* MRT_CONN_H */
