@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: per-path receive window, ACK policy, send ring, loss detection,
+ * RTT estimation, RTO/TLP and path health.
+ */
+#include <kunit/test.h>
+#include "mrt_path.h"
+
+#define US	1000ULL
+#define MS	(1000 * US)
+
+/* ------------------------------------------------------------------ rx */
+
+static void mrt_path_test_rx_in_order(struct kunit *test)
+{
+	struct mrt_path_rx rx;
+	bool gap;
+	u32 i;
+
+	mrt_path_rx_init(&rx, 1000, true);
+	for (i = 0; i < 5; i++) {
+		KUNIT_EXPECT_EQ(test, mrt_path_rx_accept(&rx, 1000 + i, 0, 0,
+							 i * US, &gap),
+				MRT_RX_NEW);
+		KUNIT_EXPECT_FALSE(test, gap);
+	}
+	KUNIT_EXPECT_EQ(test, rx.cum_psn, 1005U);
+	KUNIT_EXPECT_TRUE(test, mrt_sack_empty(&rx.sack));
+	KUNIT_EXPECT_EQ(test, mrt_path_rx_accept(&rx, 1003, 0, 0, 6 * US, &gap),
+			MRT_RX_DUPLICATE);
+	KUNIT_EXPECT_EQ(test, rx.stats.rx_new, 5ULL);
+	KUNIT_EXPECT_EQ(test, rx.stats.rx_dup, 1ULL);
+}
+
+static void mrt_path_test_rx_gap_and_fill(struct kunit *test)
+{
+	struct mrt_path_rx rx;
+	bool gap;
+
+	mrt_path_rx_init(&rx, 0, true);
+	KUNIT_EXPECT_EQ(test, mrt_path_rx_accept(&rx, 0, 0, 0, 0, &gap),
+			MRT_RX_NEW);
+	/* 1 and 2 lost: 3 opens a gap */
+	KUNIT_EXPECT_EQ(test, mrt_path_rx_accept(&rx, 3, 0, 0, 0, &gap),
+			MRT_RX_NEW);
+	KUNIT_EXPECT_TRUE(test, gap);
+	KUNIT_EXPECT_EQ(test, rx.cum_psn, 1U);
+	KUNIT_EXPECT_TRUE(test, mrt_sack_test(&rx.sack, 1));	/* 1 + 1 + 1 */
+	/* 4 follows 3: no new gap */
+	mrt_path_rx_accept(&rx, 4, 0, 0, 0, &gap);
+	KUNIT_EXPECT_FALSE(test, gap);
+	/* filling a hole is not a new gap */
+	mrt_path_rx_accept(&rx, 2, 0, 0, 0, &gap);
+	KUNIT_EXPECT_FALSE(test, gap);
+	KUNIT_EXPECT_EQ(test, rx.cum_psn, 1U);
+	mrt_path_rx_accept(&rx, 1, 0, 0, 0, &gap);
+	KUNIT_EXPECT_EQ(test, rx.cum_psn, 5U);
+	KUNIT_EXPECT_TRUE(test, mrt_sack_empty(&rx.sack));
+	KUNIT_EXPECT_EQ(test, mrt_path_rx_accept(&rx, 3, 0, 0, 0, &gap),
+			MRT_RX_DUPLICATE);
+	KUNIT_EXPECT_EQ(test, mrt_path_rx_accept(&rx, 5 + 300, 0, 0, 0, &gap),
+			MRT_RX_NEW);
+	KUNIT_EXPECT_EQ(test, rx.stats.rx_jumps, 1ULL);
+}
+
+static void mrt_path_test_rx_window_edges(struct kunit *test)
+{
+	struct mrt_path_rx rx;
+	bool gap;
+
+	mrt_path_rx_init(&rx, 0xffffff80U, true);	/* wraps inside window */
+	/* cum + 256 is the last bitmap position */
+	KUNIT_EXPECT_EQ(test, mrt_path_rx_accept(&rx, 0xffffff80U + 256, 0, 0,
+						 0, &gap), MRT_RX_NEW);
+	KUNIT_EXPECT_TRUE(test, mrt_sack_test(&rx.sack, 255));
+	KUNIT_EXPECT_EQ(test, rx.stats.rx_jumps, 0ULL);
+	KUNIT_EXPECT_EQ(test, mrt_path_rx_accept(&rx, 0xffffff80U + 256, 0, 0,
+						 0, &gap), MRT_RX_DUPLICATE);
+	/* cum + 257 slides the window by one: cum is given up */
+	KUNIT_EXPECT_EQ(test, mrt_path_rx_accept(&rx, 0xffffff80U + 257, 0, 0,
+						 0, &gap), MRT_RX_NEW);
+	KUNIT_EXPECT_EQ(test, rx.stats.rx_jumps, 1ULL);
+	KUNIT_EXPECT_EQ(test, rx.stats.holes_abandoned, 1ULL);
+	KUNIT_EXPECT_EQ(test, rx.cum_psn, 0xffffff81U);
+	KUNIT_EXPECT_TRUE(test, mrt_sack_test(&rx.sack, 254));
+	KUNIT_EXPECT_TRUE(test, mrt_sack_test(&rx.sack, 255));
+	/* far ahead or far behind: dropped, counted, state untouched */
+	KUNIT_EXPECT_EQ(test, mrt_path_rx_accept(&rx, rx.cum_psn +
+						 MRT_PATH_RX_JUMP_MAX, 0, 0, 0,
+						 &gap), MRT_RX_OUT_OF_WINDOW);
+	KUNIT_EXPECT_EQ(test, mrt_path_rx_accept(&rx, rx.cum_psn - 0x40000000U,
+						 0, 0, 0, &gap),
+			MRT_RX_OUT_OF_WINDOW);
+	KUNIT_EXPECT_EQ(test, rx.stats.rx_out_of_window, 2ULL);
+	KUNIT_EXPECT_EQ(test, rx.cum_psn, 0xffffff81U);
+	/* just behind: a duplicate */
+	KUNIT_EXPECT_EQ(test, mrt_path_rx_accept(&rx, 0xffffff80U, 0, 0, 0,
+						 &gap), MRT_RX_DUPLICATE);
+}
+
+static void mrt_path_test_rx_slide_keeps_received(struct kunit *test)
+{
+	struct mrt_path_rx rx;
+	bool gap;
+	u32 i;
+
+	mrt_path_rx_init(&rx, 0, true);
+	/* 0 lost, 1..10 received, then a PSN far enough to push 0..4 out */
+	for (i = 1; i <= 10; i++)
+		mrt_path_rx_accept(&rx, i, 0, 0, 0, &gap);
+	KUNIT_EXPECT_EQ(test, rx.cum_psn, 0U);
+	mrt_path_rx_accept(&rx, 261, 0, 0, 0, &gap);
+	/* 0 abandoned, 1..10 were received: cum moves to 11 */
+	KUNIT_EXPECT_EQ(test, rx.cum_psn, 11U);
+	KUNIT_EXPECT_EQ(test, rx.stats.holes_abandoned, 1ULL);
+	KUNIT_EXPECT_TRUE(test, mrt_sack_test(&rx.sack, 261 - 11 - 1));
+	KUNIT_EXPECT_EQ(test, mrt_sack_count(&rx.sack), 1U);
+}
+
+static void mrt_path_test_rx_adopt_first(struct kunit *test)
+{
+	struct mrt_path_rx rx;
+	bool gap;
+
+	mrt_path_rx_init(&rx, 0, false);
+	KUNIT_EXPECT_EQ(test, mrt_path_rx_accept(&rx, 0x12345678U, 0, 0, 0,
+						 &gap), MRT_RX_NEW);
+	KUNIT_EXPECT_FALSE(test, gap);
+	KUNIT_EXPECT_EQ(test, rx.cum_psn, 0x12345679U);
+}
+
+static void mrt_path_test_ack_policy(struct kunit *test)
+{
+	struct mrt_path_rx rx;
+	struct mrt_ack_info ack;
+	u64 deadline;
+	bool gap;
+	u32 i;
+
+	mrt_path_rx_init(&rx, 0, true);
+	KUNIT_EXPECT_FALSE(test, mrt_path_rx_ack_due(&rx, 0, &deadline));
+	KUNIT_EXPECT_EQ(test, deadline, 0ULL);
+
+	/* one packet: delayed ACK */
+	mrt_path_rx_accept(&rx, 0, 77, 0, 100 * US, &gap);
+	KUNIT_EXPECT_FALSE(test, mrt_path_rx_ack_due(&rx, 100 * US, &deadline));
+	KUNIT_EXPECT_EQ(test, deadline, 100 * US + MRT_ACK_DELAY_NS);
+	KUNIT_EXPECT_TRUE(test, mrt_path_rx_ack_due(&rx, deadline, &deadline));
+	mrt_path_rx_fill_ack(&rx, 3, 100 * US + 5 * US, &ack);
+	KUNIT_EXPECT_EQ(test, ack.path_id, 3);
+	KUNIT_EXPECT_EQ(test, ack.cum_psn, 1U);
+	KUNIT_EXPECT_EQ(test, ack.echo_tsval, 77U);
+	KUNIT_EXPECT_EQ(test, ack.hold_ns, (u32)(5 * US));
+	KUNIT_EXPECT_FALSE(test, mrt_path_rx_ack_due(&rx, MS, &deadline));
+
+	/* every MRT_ACK_EVERY packets */
+	for (i = 1; i < MRT_ACK_EVERY; i++) {
+		mrt_path_rx_accept(&rx, i, 0, 0, MS, &gap);
+		KUNIT_EXPECT_FALSE(test, mrt_path_rx_ack_due(&rx, MS, &deadline));
+	}
+	mrt_path_rx_accept(&rx, MRT_ACK_EVERY, 0, 0, MS, &gap);
+	KUNIT_EXPECT_TRUE(test, mrt_path_rx_ack_due(&rx, MS, &deadline));
+	mrt_path_rx_fill_ack(&rx, 0, MS, &ack);
+
+	/* a new gap: at once, and the SACK shows it */
+	mrt_path_rx_accept(&rx, MRT_ACK_EVERY + 2, 0, 0, MS, &gap);
+	KUNIT_EXPECT_TRUE(test, gap);
+	KUNIT_EXPECT_TRUE(test, mrt_path_rx_ack_due(&rx, MS, &deadline));
+	mrt_path_rx_fill_ack(&rx, 0, MS, &ack);
+	KUNIT_EXPECT_EQ(test, ack.cum_psn, (u32)MRT_ACK_EVERY + 1);
+	KUNIT_EXPECT_TRUE(test, mrt_sack_test(&ack.sack, 0));
+
+	/* a duplicate: at once, counted */
+	mrt_path_rx_accept(&rx, 0, 0, 0, MS, &gap);
+	KUNIT_EXPECT_TRUE(test, mrt_path_rx_ack_due(&rx, MS, &deadline));
+	mrt_path_rx_fill_ack(&rx, 0, MS, &ack);
+	KUNIT_EXPECT_EQ(test, ack.dup_count, 1);
+
+	/* a CE mark: at once, counted */
+	mrt_path_rx_accept(&rx, MRT_ACK_EVERY + 1, 0, MRT_RXF_CE, MS, &gap);
+	KUNIT_EXPECT_TRUE(test, mrt_path_rx_ack_due(&rx, MS, &deadline));
+	mrt_path_rx_fill_ack(&rx, 0, MS, &ack);
+	KUNIT_EXPECT_EQ(test, ack.ce_count, 1);
+	KUNIT_EXPECT_EQ(test, ack.cum_psn, (u32)MRT_ACK_EVERY + 3);
+
+	/* a retransmission is echoed as such (no RTT sample from it) */
+	mrt_path_rx_accept(&rx, MRT_ACK_EVERY + 3, 0,
+			   MRT_RXF_RETX | MRT_RXF_ACK_REQ, MS, &gap);
+	KUNIT_EXPECT_TRUE(test, mrt_path_rx_ack_due(&rx, MS, &deadline));
+	mrt_path_rx_fill_ack(&rx, 0, MS, &ack);
+	KUNIT_EXPECT_TRUE(test, ack.echo_retx);
+	KUNIT_EXPECT_EQ(test, rx.stats.acks, 6ULL);
+
+	/* out-of-window packets do not make an ACK due */
+	mrt_path_rx_accept(&rx, rx.cum_psn + MRT_PATH_RX_JUMP_MAX, 0, 0, MS,
+			   &gap);
+	KUNIT_EXPECT_FALSE(test, mrt_path_rx_ack_due(&rx, 10 * MS, &deadline));
+}
+
+/* ------------------------------------------------------------------ tx */
+
+/* Handle arrays are too big for a kernel stack frame. */
+static u64 *mrt_buf(struct kunit *test)
+{
+	u64 *b = kunit_kcalloc(test, MRT_PATH_MAX_INFLIGHT, sizeof(u64),
+			       GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	return b;
+}
+
+static void mrt_path_test_tx_send_ack(struct kunit *test)
+{
+	struct mrt_path_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	struct mrt_path_ack_result res;
+	struct mrt_ack_info ack;
+	u64 *acked = mrt_buf(test), *lost = mrt_buf(test);
+	u32 psn, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+	mrt_path_tx_init(tx, 0xfffffffeU);
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, mrt_path_tx_send(tx, 100 + i, 0, MS, &psn),
+				0);
+		KUNIT_EXPECT_EQ(test, psn, 0xfffffffeU + i);
+	}
+	KUNIT_EXPECT_EQ(test, tx->inflight, 4);
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_rto_deadline(tx), MS + MRT_RTO_INIT_NS);
+
+	/* cumulative ack of the first two (across the wrap) */
+	memset(&ack, 0, sizeof(ack));
+	ack.cum_psn = 0;
+	ack.echo_tsval = mrt_tsval(MS);
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_on_ack(tx, &ack, MS + 20 * US, acked,
+						 lost, &res), 0);
+	KUNIT_EXPECT_EQ(test, res.newly_acked, 2U);
+	KUNIT_EXPECT_EQ(test, res.newly_lost, 0U);
+	KUNIT_EXPECT_EQ(test, acked[0], 100ULL);
+	KUNIT_EXPECT_EQ(test, acked[1], 101ULL);
+	KUNIT_EXPECT_EQ(test, res.rtt_ns, (u32)(20 * US));
+	KUNIT_EXPECT_EQ(test, tx->una, 0U);
+	KUNIT_EXPECT_EQ(test, tx->inflight, 2);
+	/* the same ACK again: nothing new */
+	mrt_path_tx_on_ack(tx, &ack, MS + 30 * US, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.newly_acked, 0U);
+	KUNIT_EXPECT_FALSE(test, res.progress);
+	/* impossible ACKs: beyond what was sent */
+	ack.cum_psn = 5;
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_on_ack(tx, &ack, MS, acked, lost,
+						 &res), -1);
+	ack.cum_psn = 0;
+	mrt_sack_set(&ack.sack, 2);		/* PSN 3: never sent */
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_on_ack(tx, &ack, MS, acked, lost,
+						 &res), -1);
+	KUNIT_EXPECT_EQ(test, tx->stats.bad_acks, 2ULL);
+	KUNIT_EXPECT_EQ(test, tx->inflight, 2);
+}
+
+static void mrt_path_test_tx_loss_once(struct kunit *test)
+{
+	struct mrt_path_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	struct mrt_path_ack_result res;
+	struct mrt_ack_info ack;
+	u64 *acked = mrt_buf(test), *lost = mrt_buf(test);
+	u32 psn, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+	mrt_path_tx_init(tx, 10);
+	for (i = 0; i < 8; i++)
+		mrt_path_tx_send(tx, i, 0, 0, &psn);
+	/* received 10, 13, 15: 11, 12, 14 are lost at once (FIFO path) */
+	memset(&ack, 0, sizeof(ack));
+	ack.cum_psn = 11;
+	mrt_sack_set(&ack.sack, 13 - 11 - 1);
+	mrt_sack_set(&ack.sack, 15 - 11 - 1);
+	mrt_path_tx_on_ack(tx, &ack, US, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.newly_acked, 3U);
+	KUNIT_EXPECT_EQ(test, res.newly_lost, 3U);
+	KUNIT_EXPECT_EQ(test, lost[0], 1ULL);
+	KUNIT_EXPECT_EQ(test, lost[1], 2ULL);
+	KUNIT_EXPECT_EQ(test, lost[2], 4ULL);
+	/* 16, 17 are above the highest SACK: still in flight */
+	KUNIT_EXPECT_EQ(test, tx->inflight, 2);
+	/* the same information again reports no loss twice */
+	mrt_path_tx_on_ack(tx, &ack, 2 * US, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.newly_lost, 0U);
+	KUNIT_EXPECT_EQ(test, tx->stats.losses, 3ULL);
+	/* 12 turns up after all: spurious, reported as acked */
+	mrt_sack_set(&ack.sack, 12 - 11 - 1);
+	mrt_path_tx_on_ack(tx, &ack, 3 * US, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.spurious, 1U);
+	KUNIT_EXPECT_EQ(test, res.newly_acked, 0U);
+	KUNIT_EXPECT_EQ(test, acked[0], 2ULL);
+	KUNIT_EXPECT_EQ(test, tx->stats.spurious, 1ULL);
+	/* una is held by the lost slot at 11 */
+	KUNIT_EXPECT_EQ(test, tx->una, 11U);
+}
+
+static void mrt_path_test_tx_ring_full(struct kunit *test)
+{
+	struct mrt_path_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	struct mrt_path_ack_result res;
+	struct mrt_ack_info ack;
+	u64 *acked = mrt_buf(test), *lost = mrt_buf(test);
+	u32 psn, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+	mrt_path_tx_init(tx, 0);
+	for (i = 0; i < MRT_PATH_MAX_INFLIGHT; i++)
+		KUNIT_EXPECT_EQ(test, mrt_path_tx_send(tx, i, 0, 0, &psn), 0);
+	KUNIT_EXPECT_FALSE(test, mrt_path_tx_has_room(tx));
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_send(tx, 999, 0, 0, &psn), -1);
+	/* PSN 0 lost, everything else received */
+	memset(&ack, 0, sizeof(ack));
+	ack.cum_psn = 0;
+	for (i = 0; i < MRT_PATH_MAX_INFLIGHT - 1; i++)
+		mrt_sack_set(&ack.sack, i);
+	mrt_path_tx_on_ack(tx, &ack, US, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.newly_lost, 1U);
+	KUNIT_EXPECT_EQ(test, res.newly_acked, MRT_PATH_MAX_INFLIGHT - 1U);
+	KUNIT_EXPECT_EQ(test, tx->una, 0U);
+	/* the lost head slot is retired for the next send */
+	KUNIT_EXPECT_TRUE(test, mrt_path_tx_has_room(tx));
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_send(tx, 1000, 0, 0, &psn), 0);
+	KUNIT_EXPECT_EQ(test, psn, (u32)MRT_PATH_MAX_INFLIGHT);
+	KUNIT_EXPECT_EQ(test, tx->una, (u32)MRT_PATH_MAX_INFLIGHT);
+	/* a late ack through the slid receiver window ignores PSN 0 */
+	ack.cum_psn = MRT_PATH_MAX_INFLIGHT + 1;
+	mrt_sack_zero(&ack.sack);
+	mrt_path_tx_on_ack(tx, &ack, 2 * US, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.newly_acked, 1U);
+	KUNIT_EXPECT_EQ(test, res.spurious, 0U);
+	KUNIT_EXPECT_EQ(test, acked[0], 1000ULL);
+}
+
+static void mrt_path_test_rtt(struct kunit *test)
+{
+	struct mrt_path_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	struct mrt_path_ack_result res;
+	struct mrt_ack_info ack;
+	u64 *acked = mrt_buf(test), *lost = mrt_buf(test);
+	u64 now = 10 * MS;
+	u32 psn, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+	mrt_path_tx_init(tx, 0);
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_srtt(tx), (u32)MRT_RTT_INIT_NS);
+	for (i = 0; i < 50; i++) {
+		mrt_path_tx_send(tx, i, 0, now, &psn);
+		memset(&ack, 0, sizeof(ack));
+		ack.cum_psn = psn + 1;
+		ack.echo_tsval = mrt_tsval(now);
+		ack.hold_ns = 5 * US;		/* receiver delay is not RTT */
+		now += 105 * US;
+		mrt_path_tx_on_ack(tx, &ack, now, acked, lost, &res);
+		KUNIT_EXPECT_EQ(test, res.rtt_ns, (u32)(100 * US));
+	}
+	KUNIT_EXPECT_EQ(test, tx->srtt_ns, (u32)(100 * US));
+	KUNIT_EXPECT_EQ(test, tx->min_rtt_ns, (u32)(100 * US));
+	KUNIT_EXPECT_LE(test, tx->rttvar_ns, (u32)US);
+	/* RTO floor: srtt + granularity is below the minimum */
+	KUNIT_EXPECT_EQ(test, tx->rto_base_ns, MRT_RTO_MIN_NS);
+
+	/* Karn: an ACK echoing a retransmission gives no sample */
+	mrt_path_tx_send(tx, 99, MRT_SLOT_RETX, now, &psn);
+	memset(&ack, 0, sizeof(ack));
+	ack.cum_psn = psn + 1;
+	ack.echo_tsval = mrt_tsval(now);
+	ack.echo_retx = true;
+	mrt_path_tx_on_ack(tx, &ack, now + 5 * MS, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.newly_acked, 1U);
+	KUNIT_EXPECT_EQ(test, res.rtt_ns, 0U);
+	KUNIT_EXPECT_EQ(test, tx->srtt_ns, (u32)(100 * US));
+
+	/* a variable RTT raises the RTO above the floor, bounded above */
+	now += 5 * MS;
+	for (i = 0; i < 20; i++) {
+		u64 rtt = (i & 1) ? 2 * MS : 200 * US;
+
+		mrt_path_tx_send(tx, i, 0, now, &psn);
+		memset(&ack, 0, sizeof(ack));
+		ack.cum_psn = psn + 1;
+		ack.echo_tsval = mrt_tsval(now);
+		now += rtt;
+		mrt_path_tx_on_ack(tx, &ack, now, acked, lost, &res);
+	}
+	KUNIT_EXPECT_GT(test, tx->rto_base_ns, (u64)tx->srtt_ns + 4 * (u64)US);
+	KUNIT_EXPECT_LE(test, tx->rto_base_ns, MRT_RTO_MAX_NS);
+	KUNIT_EXPECT_EQ(test, tx->min_rtt_ns, (u32)(100 * US));
+}
+
+static void mrt_path_test_rto_backoff_fail(struct kunit *test)
+{
+	struct mrt_path_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	struct mrt_path_ack_result res;
+	struct mrt_ack_info ack;
+	u64 *acked = mrt_buf(test), *lost = mrt_buf(test);
+	u64 now = 0, rto1, rto2;
+	bool fired;
+	u32 psn, n, gen;
+
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+	mrt_path_tx_init(tx, 0);
+	gen = tx->generation;
+	mrt_path_tx_send(tx, 1, 0, now, &psn);
+	mrt_path_tx_send(tx, 2, 0, now, &psn);
+	rto1 = mrt_path_tx_rto_deadline(tx);
+	KUNIT_EXPECT_EQ(test, rto1, MRT_RTO_INIT_NS);
+	n = mrt_path_tx_on_timer(tx, rto1 - 1, lost, &fired);
+	KUNIT_EXPECT_FALSE(test, fired);
+	KUNIT_EXPECT_EQ(test, n, 0U);
+	n = mrt_path_tx_on_timer(tx, rto1, lost, &fired);
+	KUNIT_EXPECT_TRUE(test, fired);
+	KUNIT_EXPECT_EQ(test, n, 2U);
+	KUNIT_EXPECT_EQ(test, lost[0], 1ULL);
+	KUNIT_EXPECT_EQ(test, lost[1], 2ULL);
+	KUNIT_EXPECT_EQ(test, tx->inflight, 0);
+	KUNIT_EXPECT_EQ(test, tx->state, MRT_PATH_SUSPECT);
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_rto_deadline(tx), 0ULL);
+
+	now = rto1;
+	mrt_path_tx_send(tx, 3, MRT_SLOT_RETX, now, &psn);
+	rto2 = mrt_path_tx_rto_deadline(tx);
+	KUNIT_EXPECT_EQ(test, rto2 - now, 2 * MRT_RTO_INIT_NS);
+	mrt_path_tx_on_timer(tx, rto2, lost, &fired);
+	KUNIT_EXPECT_TRUE(test, fired);
+	KUNIT_EXPECT_EQ(test, tx->state, MRT_PATH_SUSPECT);
+	now = rto2;
+	mrt_path_tx_send(tx, 4, 0, now, &psn);
+	mrt_path_tx_on_timer(tx, mrt_path_tx_rto_deadline(tx), lost, &fired);
+	KUNIT_EXPECT_TRUE(test, fired);
+	KUNIT_EXPECT_EQ(test, tx->consecutive_rtos, (u8)MRT_PATH_FAIL_RTOS);
+	KUNIT_EXPECT_EQ(test, tx->state, MRT_PATH_FAILED);
+	KUNIT_EXPECT_EQ(test, tx->stats.rtos, 3ULL);
+	KUNIT_EXPECT_EQ(test, tx->stats.losses, 4ULL);
+
+	/* re-pick: new generation, PSNs continue, probation */
+	n = mrt_path_tx_repick(tx, now, lost);
+	KUNIT_EXPECT_EQ(test, n, 0U);
+	KUNIT_EXPECT_EQ(test, tx->generation, (u16)(gen + 1));
+	KUNIT_EXPECT_EQ(test, tx->state, MRT_PATH_SUSPECT);
+	KUNIT_EXPECT_EQ(test, tx->backoff, 0);
+	mrt_path_tx_send(tx, 5, 0, now, &psn);
+	KUNIT_EXPECT_EQ(test, psn, 4U);
+	/* progress heals it; the late ack of PSN 3 counts as spurious */
+	memset(&ack, 0, sizeof(ack));
+	ack.cum_psn = 5;
+	mrt_path_tx_on_ack(tx, &ack, now + US, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.newly_acked, 1U);
+	KUNIT_EXPECT_EQ(test, tx->state, MRT_PATH_HEALTHY);
+	KUNIT_EXPECT_EQ(test, tx->consecutive_rtos, 0);
+
+	/* the backoff never exceeds the ceiling */
+	tx->backoff = 40;
+	tx->rto_base_ns = MRT_RTO_MIN_NS;
+	mrt_path_tx_send(tx, 6, 0, now, &psn);
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_rto_deadline(tx) - now,
+			MRT_RTO_MAX_NS);
+}
+
+static void mrt_path_test_tlp(struct kunit *test)
+{
+	struct mrt_path_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	u64 *lost = mrt_buf(test);
+	u64 tlp;
+	bool fired;
+	u32 psn;
+
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+	mrt_path_tx_init(tx, 0);
+	tx->have_rtt = true;
+	tx->srtt_ns = 100 * US;
+	tx->rto_base_ns = MS;
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_tlp_deadline(tx), 0ULL);
+	mrt_path_tx_send(tx, 7, 0, 0, &psn);
+	mrt_path_tx_send(tx, 8, 0, 10 * US, &psn);
+	tlp = mrt_path_tx_tlp_deadline(tx);
+	KUNIT_EXPECT_EQ(test, tlp, 10 * US + 200 * US);
+	mrt_path_tx_on_timer(tx, tlp, lost, &fired);
+	KUNIT_EXPECT_FALSE(test, fired);
+	KUNIT_EXPECT_TRUE(test, tx->probe_pending);
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_newest_handle(tx), 8ULL);
+	/* one probe per flight: disarmed until progress */
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_tlp_deadline(tx), 0ULL);
+	mrt_path_tx_send(tx, 8, MRT_SLOT_PROBE, tlp, &psn);
+	KUNIT_EXPECT_FALSE(test, tx->probe_pending);
+	KUNIT_EXPECT_EQ(test, tx->stats.probes, 1ULL);
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_tlp_deadline(tx), 0ULL);
+	/* a TLP later than the RTO is not armed */
+	tx->tlp_armed = true;
+	tx->srtt_ns = MS;
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_tlp_deadline(tx), 0ULL);
+}
+
+static void mrt_path_test_sizes(struct kunit *test)
+{
+	kunit_info(test, "sizeof(struct mrt_path_rx) = %zu\n",
+		   sizeof(struct mrt_path_rx));
+	kunit_info(test, "sizeof(struct mrt_path_tx) = %zu\n",
+		   sizeof(struct mrt_path_tx));
+	kunit_info(test, "sizeof(struct mrt_ack_info) = %zu\n",
+		   sizeof(struct mrt_ack_info));
+	KUNIT_EXPECT_EQ(test, sizeof(struct mrt_tx_slot), (size_t)16);
+}
+
+static struct kunit_case mrt_path_test_cases[] = {
+	KUNIT_CASE(mrt_path_test_rx_in_order),
+	KUNIT_CASE(mrt_path_test_rx_gap_and_fill),
+	KUNIT_CASE(mrt_path_test_rx_window_edges),
+	KUNIT_CASE(mrt_path_test_rx_slide_keeps_received),
+	KUNIT_CASE(mrt_path_test_rx_adopt_first),
+	KUNIT_CASE(mrt_path_test_ack_policy),
+	KUNIT_CASE(mrt_path_test_tx_send_ack),
+	KUNIT_CASE(mrt_path_test_tx_loss_once),
+	KUNIT_CASE(mrt_path_test_tx_ring_full),
+	KUNIT_CASE(mrt_path_test_rtt),
+	KUNIT_CASE(mrt_path_test_rto_backoff_fail),
+	KUNIT_CASE(mrt_path_test_tlp),
+	KUNIT_CASE(mrt_path_test_sizes),
+	{}
+};
+
+static struct kunit_suite mrt_path_test_suite = {
+	.name = "mrt_path",
+	.test_cases = mrt_path_test_cases,
+};
+
+kunit_test_suite(mrt_path_test_suite);
