@@ -78,6 +78,8 @@ int mro_dest_from_ah_attr(struct mro_dev *dev, struct mro_dest *dest,
 	dest->flow_label = grh->flow_label;
 	dest->traffic_class = grh->traffic_class;
 	dest->hop_limit = grh->hop_limit;
+	dest->av.tclass = grh->traffic_class;
+	dest->av.hop_limit = grh->hop_limit;
 	dest->sgid_index = grh->sgid_index;
 	dest->sl = rdma_ah_get_sl(attr);
 	memcpy(dest->dmac, attr->roce.dmac, ETH_ALEN);

@@ -95,12 +95,14 @@ enum ib_wc_opcode mro_wc_opcode(enum ib_wr_opcode opcode)
 
 /* Both queue locks, SQ first; they share a lock class, hence _nested. */
 static void mro_qp_lock_queues(struct mro_qp *qp, unsigned long *flags)
+	__acquires(&qp->sq.lock) __acquires(&qp->rq.lock)
 {
 	spin_lock_irqsave(&qp->sq.lock, *flags);
 	spin_lock_nested(&qp->rq.lock, SINGLE_DEPTH_NESTING);
 }
 
 static void mro_qp_unlock_queues(struct mro_qp *qp, unsigned long flags)
+	__releases(&qp->rq.lock) __releases(&qp->sq.lock)
 {
 	spin_unlock(&qp->rq.lock);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
