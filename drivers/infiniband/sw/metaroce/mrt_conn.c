@@ -350,6 +350,34 @@ static void mrt_conn_cc_event(const struct mrt_conn *c,
 	ev->min_rtt_ns = p->tx.have_rtt ? p->tx.min_rtt_ns : ev->srtt_ns;
 }
 
+/*
+ * A path without an RTT sample of its own (a black-holed route never gets
+ * one) would wait MRT_RTO_INIT_NS per RTO. Its route joins the same two
+ * hosts as the sampled paths, so give it MRT_RTO_SEED_FACTOR times their
+ * largest RTO instead: a failure is then detected in RTTs, not 70 ms.
+ */
+static void mrt_conn_seed_rto(struct mrt_conn *c)
+{
+	u64 seed = 0;
+	bool unsampled = false;
+	u16 i;
+
+	for (i = 0; i < c->nr_active; i++) {
+		const struct mrt_path_tx *tx = &c->paths[i].tx;
+
+		if (tx->have_rtt)
+			seed = max_t(u64, seed, tx->rto_base_ns);
+		else
+			unsampled = true;
+	}
+	if (!unsampled || !seed)
+		return;
+	seed = min_t(u64, seed * MRT_RTO_SEED_FACTOR, MRT_RTO_INIT_NS);
+	for (i = 0; i < c->nr_active; i++)
+		if (!c->paths[i].tx.have_rtt)
+			c->paths[i].tx.rto_base_ns = seed;
+}
+
 int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 		    u64 now_ns, u64 *acked, u32 *nr_acked)
 {
@@ -367,6 +395,8 @@ int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 		return -1;
 	*nr_acked = res.newly_acked + res.spurious;
 	mrt_conn_queue_lost(c, ack->path_id, res.newly_lost);
+	if (res.rtt_ns)
+		mrt_conn_seed_rto(c);
 	c->rate_hint_mbps = ack->rate_hint_mbps;
 
 	if (p->tx.state == MRT_PATH_PARKED)

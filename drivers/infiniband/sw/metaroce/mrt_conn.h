@@ -17,6 +17,7 @@
 
 #define MRT_MAX_PATHS		64
 #define MRT_WRR_SCALE		1024
+#define MRT_RTO_SEED_FACTOR	4
 
 /* Retransmit queue room that can never overflow (see transport.rst). */
 #define MRT_CONN_RETXQ_LEN(max_paths) \

@@ -1,0 +1,914 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: connection path choice, retransmit queue, failure and re-pick,
+ * and a packet-by-packet scenario: a sender and a receiver connection
+ * wired through a deterministic fake network (per-path delay, 10x skew,
+ * random loss, duplication, ACK loss, PSN wrap, a black-holed route).
+ */
+#include <kunit/test.h>
+#include "mrt_conn.h"
+#include "mrt_msg.h"
+
+#define US	1000ULL
+#define MS	(1000 * US)
+
+struct mrt_conn_fixture {
+	struct mrt_conn conn;
+	struct mrt_path paths[MRT_MAX_PATHS];
+	struct mrt_retx_ent retxq[MRT_CONN_RETXQ_LEN(MRT_MAX_PATHS)];
+	u64 acked[MRT_PATH_MAX_INFLIGHT];
+};
+
+static struct mrt_conn_fixture *mrt_fixture(struct kunit *test, u16 max_paths,
+					    u16 nr_active, const char *cc)
+{
+	struct mrt_conn_fixture *f = kunit_kzalloc(test, sizeof(*f),
+						   GFP_KERNEL);
+	struct mrt_conn_cfg cfg = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	cfg.paths = f->paths;
+	cfg.max_paths = max_paths;
+	cfg.nr_active = nr_active;
+	cfg.retxq = f->retxq;
+	cfg.retxq_cap = ARRAY_SIZE(f->retxq);
+	cfg.cc = cc ? mrt_cc_find(cc) : NULL;
+	cfg.mtu = 4096;
+	KUNIT_ASSERT_EQ(test, mrt_conn_init(&f->conn, &cfg), 0);
+	return f;
+}
+
+static void mrt_conn_test_init(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 4, 2, NULL);
+	struct mrt_conn_cfg cfg = {};
+	struct mrt_conn c;
+
+	KUNIT_EXPECT_PTR_EQ(test, f->conn.cc, &mrt_cc_aimd);
+	KUNIT_EXPECT_EQ(test, f->paths[1].tx.state, MRT_PATH_HEALTHY);
+	KUNIT_EXPECT_EQ(test, f->paths[2].tx.state, MRT_PATH_PARKED);
+	KUNIT_EXPECT_EQ(test, mrt_conn_qwnd(&f->conn), 2U * MRT_PWND_INIT);
+	/* invalid configurations are refused */
+	cfg.paths = f->paths;
+	cfg.max_paths = MRT_MAX_PATHS + 1;
+	cfg.retxq = f->retxq;
+	cfg.retxq_cap = ARRAY_SIZE(f->retxq);
+	cfg.mtu = 4096;
+	KUNIT_EXPECT_LT(test, mrt_conn_init(&c, &cfg), 0);
+	cfg.max_paths = 4;
+	cfg.retxq_cap = MRT_CONN_RETXQ_LEN(4) - 1;
+	KUNIT_EXPECT_LT(test, mrt_conn_init(&c, &cfg), 0);
+	cfg.retxq_cap = MRT_CONN_RETXQ_LEN(4);
+	cfg.nr_active = 5;
+	KUNIT_EXPECT_LT(test, mrt_conn_init(&c, &cfg), 0);
+}
+
+/* Spraying: every open path gets its turn, windows are respected. */
+static void mrt_conn_test_spray(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 8, 4, NULL);
+	struct mrt_tx_decision d;
+	u32 per_path[4] = {}, n = 0;
+	u64 h = 0;
+
+	while (mrt_conn_next_tx(&f->conn, 0, h, &d) == MRT_TX_NEW) {
+		KUNIT_ASSERT_LT(test, d.path_id, 4);
+		KUNIT_EXPECT_EQ(test, d.handle, h);
+		per_path[d.path_id]++;
+		h++;
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, 4U * MRT_PWND_INIT);
+	KUNIT_EXPECT_EQ(test, per_path[0], (u32)MRT_PWND_INIT);
+	KUNIT_EXPECT_EQ(test, per_path[3], (u32)MRT_PWND_INIT);
+	KUNIT_EXPECT_EQ(test, mrt_conn_inflight(&f->conn), n);
+	/* nothing to send: NONE */
+	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(&f->conn, 0, MRT_NO_HANDLE, &d),
+			MRT_TX_NONE);
+}
+
+/* Equal paths share evenly and are interleaved, not bunched. */
+static void mrt_conn_test_round_robin(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 4, 4, "fixed");
+	struct mrt_tx_decision d;
+	u32 i, last = 99, run = 0, max_run = 0, count[4] = {};
+
+	for (i = 0; i < 40; i++) {
+		KUNIT_ASSERT_EQ(test, mrt_conn_next_tx(&f->conn, 0, i, &d),
+				MRT_TX_NEW);
+		count[d.path_id]++;
+		run = d.path_id == last ? run + 1 : 1;
+		max_run = max_t(u32, max_run, run);
+		last = d.path_id;
+	}
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, count[i], 10U);
+	KUNIT_EXPECT_LE(test, max_run, 2U);
+}
+
+/* A slower path gets proportionally fewer packets. */
+static void mrt_conn_test_weight_srtt(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 2, 2, "fixed");
+	struct mrt_tx_decision d;
+	u32 count[2] = {}, i;
+
+	for (i = 0; i < 2; i++)
+		f->paths[i].tx.have_rtt = true;
+	f->paths[0].tx.srtt_ns = 10 * US;
+	f->paths[1].tx.srtt_ns = 30 * US;
+	/* pick with equal open windows: keep the windows open by acking */
+	for (i = 0; i < 200; i++) {
+		KUNIT_ASSERT_EQ(test, mrt_conn_next_tx(&f->conn, 0, i, &d),
+				MRT_TX_NEW);
+		count[d.path_id]++;
+		/* pretend it was acked at once: window stays fully open */
+		f->paths[d.path_id].tx.inflight--;
+	}
+	kunit_info(test, "10us path %u packets, 30us path %u packets\n",
+		   count[0], count[1]);
+	/* weights 3:1 (same open window, a third of the speed) */
+	KUNIT_EXPECT_GE(test, count[0], 145U);
+	KUNIT_EXPECT_LE(test, count[0], 155U);
+}
+
+static void mrt_conn_ack(struct mrt_conn *c, u16 path, u32 cum, u64 now,
+			 const u32 *sack_psns, u32 n, u64 *acked, u32 *nr)
+{
+	struct mrt_ack_info ack = {};
+	u32 i;
+
+	ack.path_id = path;
+	ack.cum_psn = cum;
+	ack.echo_tsval = mrt_tsval(now);
+	for (i = 0; i < n; i++)
+		mrt_sack_set(&ack.sack, sack_psns[i] - cum - 1);
+	mrt_conn_on_ack(c, &ack, now, acked, nr);
+}
+
+/* A loss is resent first, on another path, keeping its handle. */
+static void mrt_conn_test_retransmit_elsewhere(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 2, 2, "fixed");
+	struct mrt_conn *c = &f->conn;
+	struct mrt_tx_decision d;
+	u32 psn_on0[3], n0 = 0, nr, i;
+	u64 handle_on0[3];
+
+	for (i = 0; n0 < 3; i++) {
+		mrt_conn_next_tx(c, 0, 100 + i, &d);
+		if (d.path_id == 0) {
+			psn_on0[n0] = d.psn;
+			handle_on0[n0++] = d.handle;
+		}
+	}
+	/* path 0: first packet lost, the next two arrived */
+	mrt_conn_ack(c, 0, psn_on0[0], 10 * US, &psn_on0[1], 2, f->acked, &nr);
+	KUNIT_EXPECT_EQ(test, nr, 2U);
+	KUNIT_EXPECT_EQ(test, c->retxq_len, 1U);
+	KUNIT_ASSERT_EQ(test, mrt_conn_next_tx(c, 10 * US, 999, &d),
+			MRT_TX_RESEND);
+	KUNIT_EXPECT_EQ(test, d.handle, handle_on0[0]);
+	KUNIT_EXPECT_EQ(test, d.path_id, 1);
+	KUNIT_EXPECT_TRUE(test, d.flags & MRT_TXF_RETX);
+	KUNIT_EXPECT_EQ(test, c->stats.retx_sent, 1ULL);
+	/* the new handle was not consumed by the resend */
+	KUNIT_ASSERT_EQ(test, mrt_conn_next_tx(c, 10 * US, 999, &d),
+			MRT_TX_NEW);
+	KUNIT_EXPECT_EQ(test, d.handle, 999ULL);
+}
+
+static bool mrt_never_live(void *ctx, u64 handle)
+{
+	return false;
+}
+
+/* Queued handles that were acked meanwhile are not resent. */
+static void mrt_conn_test_retransmit_skip_dead(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 1, 1, "fixed");
+	struct mrt_conn *c = &f->conn;
+	struct mrt_tx_decision d;
+	u32 p2 = 2, nr;
+
+	mrt_conn_next_tx(c, 0, 1, &d);
+	mrt_conn_next_tx(c, 0, 2, &d);
+	mrt_conn_next_tx(c, 0, 3, &d);
+	mrt_conn_ack(c, 0, 0, US, &p2, 1, f->acked, &nr);
+	KUNIT_EXPECT_EQ(test, c->retxq_len, 2U);
+	c->handle_live = mrt_never_live;
+	KUNIT_ASSERT_EQ(test, mrt_conn_next_tx(c, US, 7, &d), MRT_TX_NEW);
+	KUNIT_EXPECT_EQ(test, c->stats.retx_skipped, 2ULL);
+	KUNIT_EXPECT_EQ(test, c->retxq_len, 0U);
+}
+
+/* RTOs fail a path; re-pick brings it back in a new generation. */
+static void mrt_conn_test_fail_repick(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 2, 2, "fixed");
+	struct mrt_conn *c = &f->conn;
+	struct mrt_tx_decision d;
+	u64 now = 0, deadline;
+	u32 i, rtos = 0;
+	u16 id;
+
+	for (i = 0; i < 8; i++)
+		mrt_conn_next_tx(c, now, i, &d);
+	/* path 1 acks everything, path 0 is a black hole */
+	while (f->paths[0].tx.state != MRT_PATH_FAILED && rtos < 10) {
+		struct mrt_path_tx *t1 = &f->paths[1].tx;
+		u32 nr;
+
+		if (t1->inflight)
+			mrt_conn_ack(c, 1, t1->next_psn, now, NULL, 0,
+				     f->acked, &nr);
+		deadline = mrt_path_tx_rto_deadline(&f->paths[0].tx);
+		KUNIT_ASSERT_NE(test, deadline, 0ULL);
+		now = deadline;
+		mrt_conn_on_timer(c, now);
+		rtos++;
+		/* the lost packets go to path 1, new ones test path 0 */
+		while (mrt_conn_next_tx(c, now, 100 + i, &d) != MRT_TX_NONE)
+			if (d.kind == MRT_TX_NEW)
+				i++;
+	}
+	KUNIT_EXPECT_EQ(test, rtos, (u32)MRT_PATH_FAIL_RTOS);
+	KUNIT_EXPECT_EQ(test, f->paths[0].tx.state, MRT_PATH_FAILED);
+	KUNIT_EXPECT_EQ(test, c->stats.path_failures, 1ULL);
+	KUNIT_EXPECT_EQ(test, f->paths[0].tx.inflight, 0);
+	/* failed paths are skipped */
+	for (i = 0; i < 20; i++)
+		if (mrt_conn_next_tx(c, now, 500 + i, &d) != MRT_TX_NONE)
+			KUNIT_EXPECT_EQ(test, d.path_id, 1);
+	KUNIT_ASSERT_TRUE(test, mrt_conn_take_repick(c, now, &id));
+	KUNIT_EXPECT_EQ(test, id, 0);
+	KUNIT_EXPECT_FALSE(test, mrt_conn_take_repick(c, now, &id));
+	KUNIT_EXPECT_EQ(test, f->paths[0].tx.generation, 1);
+	KUNIT_EXPECT_EQ(test, f->paths[0].tx.state, MRT_PATH_SUSPECT);
+	/* a forced failure (plane down) queues what was in flight */
+	mrt_conn_next_tx(c, now, 900, &d);
+	KUNIT_EXPECT_EQ(test, d.path_id, 0);
+	KUNIT_EXPECT_EQ(test, mrt_conn_fail_path(c, 0, now), 0);
+	KUNIT_EXPECT_EQ(test, f->paths[0].tx.state, MRT_PATH_FAILED);
+	KUNIT_EXPECT_GE(test, c->retxq_len, 1U);
+	KUNIT_EXPECT_TRUE(test, mrt_conn_take_repick(c, now, &id));
+	KUNIT_EXPECT_EQ(test, f->paths[0].tx.generation, 2);
+	KUNIT_EXPECT_LT(test, mrt_conn_fail_path(c, 7, now), 0);
+}
+
+static void mrt_conn_test_set_active(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 4, 4, "fixed");
+	struct mrt_conn *c = &f->conn;
+	struct mrt_tx_decision d;
+	u32 i;
+
+	for (i = 0; i < 8; i++)
+		mrt_conn_next_tx(c, 0, i, &d);
+	KUNIT_EXPECT_EQ(test, mrt_conn_set_active(c, 2, US), 0);
+	KUNIT_EXPECT_EQ(test, f->paths[3].tx.state, MRT_PATH_PARKED);
+	KUNIT_EXPECT_EQ(test, c->retxq_len, 4U);	/* 2 each on paths 2, 3 */
+	for (i = 0; i < 50; i++)
+		if (mrt_conn_next_tx(c, US, 100 + i, &d) != MRT_TX_NONE)
+			KUNIT_EXPECT_LT(test, d.path_id, 2);
+	KUNIT_EXPECT_EQ(test, mrt_conn_set_active(c, 4, US), 0);
+	KUNIT_EXPECT_EQ(test, f->paths[3].tx.state, MRT_PATH_HEALTHY);
+	KUNIT_EXPECT_LT(test, mrt_conn_set_active(c, 5, US), 0);
+}
+
+static void mrt_conn_test_rate_cap(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 2, 2, "fixed");
+	struct mrt_conn *c = &f->conn;
+	struct mrt_tx_decision d;
+	u32 n = 0;
+
+	f->paths[0].tx.have_rtt = true;
+	f->paths[0].tx.srtt_ns = 10 * US;
+	f->paths[1].tx.have_rtt = true;
+	f->paths[1].tx.srtt_ns = 10 * US;
+	/* 10 Gbit/s * 10 us = 12500 bytes: 4 packets of 4 KiB */
+	c->rate_hint_mbps = 10000;
+	KUNIT_EXPECT_EQ(test, mrt_conn_rate_cap(c), 4U);
+	while (mrt_conn_next_tx(c, 0, n, &d) == MRT_TX_NEW)
+		n++;
+	KUNIT_EXPECT_EQ(test, n, 4U);
+	KUNIT_EXPECT_GE(test, c->stats.rate_limited, 1ULL);
+	c->rate_hint_mbps = 0;
+	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, 0, n, &d), MRT_TX_NEW);
+}
+
+static void mrt_conn_test_rx_side(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 2, 2, NULL);
+	struct mrt_conn *c = &f->conn;
+	struct mrt_ack_info ack;
+	u64 deadline;
+	bool gap;
+	u32 nr;
+
+	c->local_hint_mbps = 25000;
+	KUNIT_EXPECT_EQ(test, mrt_conn_rx(c, 1, 0, 5, MRT_RXF_ACK_REQ, 0, &gap),
+			MRT_RX_NEW);
+	KUNIT_EXPECT_TRUE(test, mrt_conn_ack_due(c, 1, 0, &deadline));
+	mrt_conn_fill_ack(c, 1, 0, &ack);
+	KUNIT_EXPECT_EQ(test, ack.path_id, 1);
+	KUNIT_EXPECT_EQ(test, ack.rate_hint_mbps, 25000U);
+	KUNIT_EXPECT_EQ(test, mrt_conn_rx(c, 9, 0, 5, 0, 0, &gap),
+			MRT_RX_OUT_OF_WINDOW);
+	KUNIT_EXPECT_FALSE(test, mrt_conn_ack_due(c, 9, 0, &deadline));
+	KUNIT_EXPECT_EQ(test, c->stats.bad_path_id, 1ULL);
+	ack.path_id = 9;
+	KUNIT_EXPECT_LT(test, mrt_conn_on_ack(c, &ack, 0, f->acked, &nr), 0);
+	KUNIT_EXPECT_EQ(test, nr, 0U);
+}
+
+static void mrt_conn_test_sizes(struct kunit *test)
+{
+	kunit_info(test, "sizeof(struct mrt_conn) = %zu\n",
+		   sizeof(struct mrt_conn));
+	kunit_info(test, "sizeof(struct mrt_path) = %zu\n",
+		   sizeof(struct mrt_path));
+	kunit_info(test, "per connection with P paths: %zu + P * (%zu + %zu)\n",
+		   sizeof(struct mrt_conn), sizeof(struct mrt_path),
+		   (size_t)MRT_PATH_MAX_INFLIGHT * sizeof(struct mrt_retx_ent));
+	KUNIT_EXPECT_EQ(test, sizeof(struct mrt_retx_ent), (size_t)16);
+}
+
+/* ============================================================ scenario */
+
+#define SIM_PATHS	8
+#define SIM_STREAMS	2
+#define SIM_DEPTH	16
+#define SIM_MSGS	120		/* per stream */
+#define SIM_MTU		1024
+#define SIM_MAX_SEGS	192
+#define SIM_MAP_WORDS	DIV_ROUND_UP(SIM_MAX_SEGS, 64)
+#define SIM_EVENTS	16384
+
+/* xorshift64*: small, fixed-seed, identical in both builds */
+struct sim_rng {
+	u64 s;
+};
+
+static u64 sim_rand(struct sim_rng *r)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return r->s * 0x2545f4914f6cdd1dULL;
+}
+
+/* True with probability ppm / 1e6. */
+static bool sim_chance(struct sim_rng *r, u32 ppm)
+{
+	return ppm && (u32)(sim_rand(r) % 1000000) < ppm;
+}
+
+enum { SIM_DATA, SIM_ACK };
+
+struct sim_event {
+	u64 at;
+	u64 seq;		/* ties broken by scheduling order */
+	u8 type;
+	u16 path;
+	u32 psn;
+	u32 tsval;
+	u32 rx_flags;
+	bool nop;		/* no placement: probe copy of a done packet */
+	struct mrt_rx_pkt pkt;
+	u16 stream;
+	struct mrt_ack_info ack;
+};
+
+struct sim_cfg {
+	const char *name;
+	u32 loss_ppm;		/* data and ACK loss */
+	u32 ack_loss_ppm;
+	u32 dup_ppm;		/* the network duplicates a data packet */
+	u32 ce_ppm;
+	u64 fast_ns;		/* one-way delay of even paths */
+	u64 slow_ns;		/* one-way delay of odd paths */
+	u32 first_psn;		/* near 2^32 to cross the wrap */
+	int blackhole_path;	/* drops all of generation 0, or -1 */
+	u64 seed;
+};
+
+struct sim_result {
+	u64 sent;
+	u64 useful;
+	u64 retx;
+	u64 spurious;
+	u64 rx_dup_place;
+	u64 repicks;
+	u64 time_ns;
+	bool done;
+	bool order_ok;
+	bool once_ok;
+};
+
+struct sim {
+	struct sim_cfg cfg;
+	struct sim_rng rng;
+	struct mrt_conn_fixture *snd, *rcv;
+	struct mrt_tx_stream txs[SIM_STREAMS];
+	struct mrt_tx_msg txm[SIM_STREAMS][SIM_DEPTH];
+	u64 txmap[SIM_STREAMS][SIM_DEPTH][SIM_MAP_WORDS];
+	struct mrt_msg_tx mtx;
+	struct mrt_rx_stream rxs[SIM_STREAMS];
+	struct mrt_rx_msg rxm[SIM_STREAMS][SIM_DEPTH];
+	u64 rxmap[SIM_STREAMS][SIM_DEPTH][SIM_MAP_WORDS];
+	u32 msg_len[SIM_STREAMS][SIM_MSGS];
+	u8 placed[SIM_STREAMS][SIM_MSGS][SIM_MAX_SEGS];
+	u32 posted[SIM_STREAMS];
+	u32 tx_done[SIM_STREAMS];
+	u32 rx_done[SIM_STREAMS];
+	u16 generation[SIM_PATHS];
+	u64 last_arrival[SIM_PATHS];	/* keeps each path FIFO */
+	struct sim_event *ev;		/* binary heap */
+	u32 nr_ev;
+	u64 seq;
+	bool order_ok;
+	bool overflow;
+};
+
+static bool sim_ev_less(const struct sim_event *a, const struct sim_event *b)
+{
+	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+static void sim_push(struct sim *s, struct sim_event *e)
+{
+	u32 i;
+
+	if (s->nr_ev >= SIM_EVENTS) {
+		s->overflow = true;
+		return;
+	}
+	e->seq = s->seq++;
+	i = s->nr_ev++;
+	while (i) {
+		u32 parent = (i - 1) / 2;
+
+		if (!sim_ev_less(e, &s->ev[parent]))
+			break;
+		s->ev[i] = s->ev[parent];
+		i = parent;
+	}
+	s->ev[i] = *e;
+}
+
+static void sim_pop(struct sim *s, struct sim_event *out)
+{
+	struct sim_event last;
+	u32 i = 0;
+
+	*out = s->ev[0];
+	last = s->ev[--s->nr_ev];
+	for (;;) {
+		u32 l = 2 * i + 1, r = l + 1, m = i;
+		const struct sim_event *best = &last;
+
+		if (l < s->nr_ev && sim_ev_less(&s->ev[l], best)) {
+			m = l;
+			best = &s->ev[l];
+		}
+		if (r < s->nr_ev && sim_ev_less(&s->ev[r], best))
+			m = r;
+		if (m == i)
+			break;
+		s->ev[i] = s->ev[m];
+		i = m;
+	}
+	if (s->nr_ev)
+		s->ev[i] = last;
+}
+
+static u64 sim_delay(const struct sim *s, u16 path)
+{
+	return (path & 1) ? s->cfg.slow_ns : s->cfg.fast_ns;
+}
+
+/* Deliver after the path's delay, never before an earlier packet. */
+static void sim_schedule(struct sim *s, struct sim_event *e, u64 now)
+{
+	u64 at = now + sim_delay(s, e->path);
+
+	if (e->type == SIM_DATA) {
+		if (at <= s->last_arrival[e->path])
+			at = s->last_arrival[e->path] + 1;
+		s->last_arrival[e->path] = at;
+	}
+	e->at = at;
+	sim_push(s, e);
+}
+
+static void sim_post(struct sim *s)
+{
+	u32 st;
+
+	for (st = 0; st < SIM_STREAMS; st++) {
+		while (s->posted[st] < SIM_MSGS &&
+		       mrt_tx_stream_outstanding(&s->txs[st]) < SIM_DEPTH) {
+			u32 len = s->msg_len[st][s->posted[st]], msn;
+			u32 slot = s->txs[st].next_msn & (SIM_DEPTH - 1);
+
+			if (mrt_tx_post(&s->txs[st], 1, len, s->posted[st],
+					s->txmap[st][slot], SIM_MAP_WORDS, &msn))
+				return;
+			s->posted[st]++;
+		}
+	}
+}
+
+static void sim_send_data(struct sim *s, const struct mrt_tx_decision *d,
+			  const struct mrt_seg *seg, u64 now)
+{
+	struct sim_event e = {};
+
+	e.type = SIM_DATA;
+	e.path = d->path_id;
+	e.psn = d->psn;
+	e.tsval = d->tsval;
+	if (d->flags & MRT_TXF_RETX)
+		e.rx_flags |= MRT_RXF_RETX;
+	if (d->flags & MRT_TXF_ACK_REQ)
+		e.rx_flags |= MRT_RXF_ACK_REQ;
+	if (seg) {
+		e.stream = seg->stream;
+		e.pkt.msn = seg->msn;
+		e.pkt.offset = seg->offset;
+		e.pkt.len = seg->len;
+		e.pkt.msg_len = seg->msg_len;
+	} else {
+		e.nop = true;
+	}
+	if (s->cfg.blackhole_path == d->path_id &&
+	    s->generation[d->path_id] == 0)
+		return;
+	if (sim_chance(&s->rng, s->cfg.loss_ppm))
+		return;
+	if (sim_chance(&s->rng, s->cfg.ce_ppm))
+		e.rx_flags |= MRT_RXF_CE;
+	sim_schedule(s, &e, now);
+	if (sim_chance(&s->rng, s->cfg.dup_ppm))
+		sim_schedule(s, &e, now);
+}
+
+static void sim_sender_run(struct sim *s, u64 now)
+{
+	struct mrt_conn *c = &s->snd->conn;
+	struct mrt_tx_decision d;
+	struct mrt_seg seg, peeked;
+	u16 id;
+
+	while (mrt_conn_take_repick(c, now, &id)) {
+		/* the glue picks a new source port: a new route */
+		s->generation[id]++;
+	}
+	for (;;) {
+		bool have = mrt_msg_tx_peek(&s->mtx, &peeked);
+		int kind = mrt_conn_next_tx(c, now, have ? peeked.handle :
+					    MRT_NO_HANDLE, &d);
+
+		if (kind == MRT_TX_NONE)
+			break;
+		if (kind == MRT_TX_NEW) {
+			mrt_msg_tx_consume(&s->mtx, &peeked);
+			sim_send_data(s, &d, &peeked, now);
+		} else if (mrt_msg_tx_describe(&s->mtx, d.handle, &seg) ==
+			   MRT_MSG_OK) {
+			sim_send_data(s, &d, &seg, now);
+		} else {
+			/* a probe copy of a packet acked meanwhile */
+			sim_send_data(s, &d, NULL, now);
+		}
+	}
+}
+
+static void sim_send_ack(struct sim *s, u16 path, u64 now)
+{
+	struct sim_event e = {};
+
+	e.type = SIM_ACK;
+	e.path = path;
+	mrt_conn_fill_ack(&s->rcv->conn, path, now, &e.ack);
+	if (sim_chance(&s->rng, s->cfg.ack_loss_ppm))
+		return;
+	sim_schedule(s, &e, now);
+}
+
+static void sim_receiver_data(struct sim *s, const struct sim_event *e,
+			      u64 now)
+{
+	struct mrt_rx_stream *rs = &s->rxs[e->stream];
+	struct mrt_rx_completion comp;
+	struct mrt_place_result r;
+	bool gap;
+	u64 dl;
+
+	if (mrt_conn_rx(&s->rcv->conn, e->path, e->psn, e->tsval, e->rx_flags,
+			now, &gap) == MRT_RX_NEW && !e->nop) {
+		mrt_rx_place(rs, &e->pkt, &r);
+		if (r.verdict == MRT_PLACE_NEED_MAP) {
+			u32 slot = e->pkt.msn & (SIM_DEPTH - 1);
+
+			mrt_rx_bind_map(rs, e->pkt.msn, s->rxmap[e->stream][slot],
+					SIM_MAP_WORDS);
+			mrt_rx_place(rs, &e->pkt, &r);
+		}
+		if (r.verdict == MRT_PLACE_NEW) {
+			u32 m = e->pkt.msn, seg = e->pkt.offset / SIM_MTU;
+
+			if (m < SIM_MSGS && seg < SIM_MAX_SEGS &&
+			    s->placed[e->stream][m][seg] < 255)
+				s->placed[e->stream][m][seg]++;
+		}
+		while (mrt_rx_pop_completion(rs, &comp)) {
+			if (comp.msn != s->rx_done[e->stream] ||
+			    comp.len != s->msg_len[e->stream][comp.msn])
+				s->order_ok = false;
+			s->rx_done[e->stream]++;
+		}
+	}
+	if (mrt_conn_ack_due(&s->rcv->conn, e->path, now, &dl))
+		sim_send_ack(s, e->path, now);
+}
+
+static void sim_sender_ack(struct sim *s, const struct sim_event *e, u64 now)
+{
+	struct mrt_tx_completion comp;
+	u32 nr, i, st;
+
+	if (mrt_conn_on_ack(&s->snd->conn, &e->ack, now, s->snd->acked, &nr))
+		return;
+	for (i = 0; i < nr; i++)
+		mrt_msg_tx_ack(&s->mtx, s->snd->acked[i]);
+	for (st = 0; st < SIM_STREAMS; st++) {
+		while (mrt_tx_pop_completion(&s->txs[st], &comp)) {
+			if (comp.cookie != s->tx_done[st])
+				s->order_ok = false;
+			s->tx_done[st]++;
+		}
+	}
+}
+
+static bool sim_done(const struct sim *s)
+{
+	u32 st;
+
+	for (st = 0; st < SIM_STREAMS; st++)
+		if (s->tx_done[st] < SIM_MSGS || s->rx_done[st] < SIM_MSGS)
+			return false;
+	return true;
+}
+
+static u64 sim_min_deadline(u64 a, u64 b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return min_t(u64, a, b);
+}
+
+static void sim_run(struct kunit *test, const struct sim_cfg *cfg,
+		    struct sim_result *res)
+{
+	struct sim *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	u32 tx_psn[SIM_PATHS], st, i, m, k;
+	struct mrt_conn_cfg cc = {};
+	u64 now = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->ev = kunit_kcalloc(test, SIM_EVENTS, sizeof(*s->ev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s->ev);
+	s->snd = kunit_kzalloc(test, sizeof(*s->snd), GFP_KERNEL);
+	s->rcv = kunit_kzalloc(test, sizeof(*s->rcv), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s->snd);
+	KUNIT_ASSERT_NOT_NULL(test, s->rcv);
+	s->cfg = *cfg;
+	s->rng.s = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ULL;
+	s->order_ok = true;
+
+	for (i = 0; i < SIM_PATHS; i++)
+		tx_psn[i] = cfg->first_psn + i * 7;
+	cc.max_paths = SIM_PATHS;
+	cc.nr_active = SIM_PATHS;
+	cc.retxq_cap = MRT_CONN_RETXQ_LEN(MRT_MAX_PATHS);
+	cc.mtu = SIM_MTU;
+	cc.tx_psn = tx_psn;
+	cc.rx_psn = tx_psn;
+	cc.paths = s->snd->paths;
+	cc.retxq = s->snd->retxq;
+	KUNIT_ASSERT_EQ(test, mrt_conn_init(&s->snd->conn, &cc), 0);
+	cc.paths = s->rcv->paths;
+	cc.retxq = s->rcv->retxq;
+	KUNIT_ASSERT_EQ(test, mrt_conn_init(&s->rcv->conn, &cc), 0);
+	s->snd->conn.handle_live = mrt_msg_tx_handle_live;
+	s->snd->conn.handle_ctx = &s->mtx;
+
+	for (st = 0; st < SIM_STREAMS; st++) {
+		KUNIT_ASSERT_EQ(test, mrt_tx_stream_init(&s->txs[st], st,
+							 s->txm[st], SIM_DEPTH,
+							 SIM_MTU, 0), 0);
+		KUNIT_ASSERT_EQ(test, mrt_rx_stream_init(&s->rxs[st], st,
+							 s->rxm[st], SIM_DEPTH,
+							 SIM_MTU, 0), 0);
+		for (m = 0; m < SIM_MSGS; m++) {
+			u64 r = sim_rand(&s->rng);
+
+			/* mostly short messages, some long, some empty */
+			if (r % 8 == 0)
+				s->msg_len[st][m] = 0;
+			else if (r % 4 == 0)
+				s->msg_len[st][m] = 1 + (u32)((r >> 8) %
+						(SIM_MAX_SEGS * SIM_MTU));
+			else
+				s->msg_len[st][m] = 1 + (u32)((r >> 8) %
+						(8 * SIM_MTU));
+		}
+	}
+	mrt_msg_tx_init(&s->mtx, s->txs, SIM_STREAMS);
+
+	while (!sim_done(s) && now < 10000 * MS && !s->overflow) {
+		struct sim_event e;
+		u64 next;
+
+		sim_post(s);
+		sim_sender_run(s, now);
+		next = sim_min_deadline(mrt_conn_next_deadline(&s->snd->conn),
+					mrt_conn_next_deadline(&s->rcv->conn));
+		if (s->nr_ev)
+			next = sim_min_deadline(next, s->ev[0].at);
+		if (!next)
+			break;		/* stuck: nothing will ever happen */
+		now = max_t(u64, now, next);
+		while (s->nr_ev && s->ev[0].at <= now) {
+			sim_pop(s, &e);
+			if (e.type == SIM_DATA)
+				sim_receiver_data(s, &e, now);
+			else
+				sim_sender_ack(s, &e, now);
+		}
+		mrt_conn_on_timer(&s->snd->conn, now);
+		for (i = 0; i < SIM_PATHS; i++) {
+			u64 dl;
+
+			if (mrt_conn_ack_due(&s->rcv->conn, i, now, &dl))
+				sim_send_ack(s, i, now);
+		}
+	}
+
+	memset(res, 0, sizeof(*res));
+	res->done = sim_done(s);
+	res->order_ok = s->order_ok;
+	res->once_ok = true;
+	for (st = 0; st < SIM_STREAMS; st++) {
+		for (m = 0; m < SIM_MSGS; m++) {
+			u32 nr = mrt_msg_nr_segs(s->msg_len[st][m], SIM_MTU);
+
+			for (k = 0; k < nr; k++)
+				if (s->placed[st][m][k] != 1)
+					res->once_ok = false;
+			res->useful += nr;
+		}
+		res->rx_dup_place += s->rxs[st].stats.dup +
+				     s->rxs[st].stats.dup_done;
+	}
+	for (i = 0; i < SIM_PATHS; i++) {
+		const struct mrt_path_stats *ps = &s->snd->paths[i].tx.stats;
+
+		res->sent += ps->sent;
+		res->retx += ps->retransmits;
+		res->spurious += ps->spurious;
+		res->repicks += ps->repicks;
+	}
+	res->time_ns = now;
+	KUNIT_EXPECT_FALSE(test, s->overflow);
+	KUNIT_EXPECT_FALSE(test, s->snd->conn.error);
+	KUNIT_EXPECT_EQ(test, s->snd->conn.stats.retxq_overflow, 0ULL);
+	{
+		/* u64 differs between the builds; print via a fixed type */
+		unsigned long long sent = res->sent, useful = res->useful;
+		unsigned long long permille = useful * 1000 / max_t(u64, sent, 1);
+
+		kunit_info(test,
+			   "%s: done=%d sent=%llu useful=%llu useful/sent=%llu.%03llu retx=%llu spurious=%llu rx_dups=%llu repicks=%llu time=%lluus\n",
+			   cfg->name, res->done, sent, useful, permille / 1000,
+			   permille % 1000, (unsigned long long)res->retx,
+			   (unsigned long long)res->spurious,
+			   (unsigned long long)res->rx_dup_place,
+			   (unsigned long long)res->repicks,
+			   (unsigned long long)(res->time_ns / 1000));
+	}
+}
+
+static const struct sim_cfg sim_base = {
+	.fast_ns = 5 * US,
+	.slow_ns = 50 * US,		/* 10x skew */
+	.first_psn = 0xffffff00U,	/* every path crosses 2^32 */
+	.blackhole_path = -1,
+};
+
+/* Pure cross-path reordering: nothing may be resent. */
+static void mrt_conn_test_sim_reorder_only(struct kunit *test)
+{
+	struct sim_cfg cfg = sim_base;
+	struct sim_result r;
+
+	cfg.name = "reorder-only";
+	sim_run(test, &cfg, &r);
+	KUNIT_EXPECT_TRUE(test, r.done);
+	KUNIT_EXPECT_TRUE(test, r.order_ok);
+	KUNIT_EXPECT_TRUE(test, r.once_ok);
+	KUNIT_EXPECT_EQ(test, r.retx, 0ULL);
+	KUNIT_EXPECT_EQ(test, r.sent, r.useful);
+	KUNIT_EXPECT_EQ(test, r.spurious, 0ULL);
+}
+
+static void mrt_conn_test_sim_loss(struct kunit *test)
+{
+	static const u32 loss_ppm[] = { 10000, 50000, 100000 };
+	static const char * const names[] = { "loss-1%", "loss-5%",
+					      "loss-10%" };
+	static const u32 min_permille[] = { 900, 700, 500 };
+	struct sim_cfg cfg = sim_base;
+	struct sim_result r;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(loss_ppm); i++) {
+		cfg.name = names[i];
+		cfg.loss_ppm = loss_ppm[i];
+		cfg.ack_loss_ppm = loss_ppm[i];
+		cfg.seed = 0x1234 + i;
+		sim_run(test, &cfg, &r);
+		KUNIT_EXPECT_TRUE(test, r.done);
+		KUNIT_EXPECT_TRUE(test, r.order_ok);
+		KUNIT_EXPECT_TRUE(test, r.once_ok);
+		KUNIT_EXPECT_GT(test, r.retx, 0ULL);
+		KUNIT_EXPECT_GE(test, r.useful * 1000 / max_t(u64, r.sent, 1),
+				(u64)min_permille[i]);
+	}
+}
+
+/* Duplication, ACK loss and CE marks together. */
+static void mrt_conn_test_sim_dup_ackloss(struct kunit *test)
+{
+	struct sim_cfg cfg = sim_base;
+	struct sim_result r;
+
+	cfg.name = "dup2%-ackloss5%-ce1%";
+	cfg.dup_ppm = 20000;
+	cfg.ack_loss_ppm = 50000;
+	cfg.ce_ppm = 10000;
+	cfg.seed = 77;
+	sim_run(test, &cfg, &r);
+	KUNIT_EXPECT_TRUE(test, r.done);
+	KUNIT_EXPECT_TRUE(test, r.order_ok);
+	KUNIT_EXPECT_TRUE(test, r.once_ok);
+}
+
+/* One route is a black hole until the path is re-picked. */
+static void mrt_conn_test_sim_blackhole(struct kunit *test)
+{
+	struct sim_cfg cfg = sim_base;
+	struct sim_result r;
+
+	cfg.name = "blackhole-path3";
+	cfg.blackhole_path = 3;
+	cfg.loss_ppm = 10000;
+	cfg.seed = 99;
+	sim_run(test, &cfg, &r);
+	KUNIT_EXPECT_TRUE(test, r.done);
+	KUNIT_EXPECT_TRUE(test, r.order_ok);
+	KUNIT_EXPECT_TRUE(test, r.once_ok);
+	KUNIT_EXPECT_GE(test, r.repicks, 1ULL);
+}
+
+static struct kunit_case mrt_conn_test_cases[] = {
+	KUNIT_CASE(mrt_conn_test_init),
+	KUNIT_CASE(mrt_conn_test_spray),
+	KUNIT_CASE(mrt_conn_test_round_robin),
+	KUNIT_CASE(mrt_conn_test_weight_srtt),
+	KUNIT_CASE(mrt_conn_test_retransmit_elsewhere),
+	KUNIT_CASE(mrt_conn_test_retransmit_skip_dead),
+	KUNIT_CASE(mrt_conn_test_fail_repick),
+	KUNIT_CASE(mrt_conn_test_set_active),
+	KUNIT_CASE(mrt_conn_test_rate_cap),
+	KUNIT_CASE(mrt_conn_test_rx_side),
+	KUNIT_CASE(mrt_conn_test_sizes),
+	KUNIT_CASE(mrt_conn_test_sim_reorder_only),
+	KUNIT_CASE(mrt_conn_test_sim_loss),
+	KUNIT_CASE(mrt_conn_test_sim_dup_ackloss),
+	KUNIT_CASE(mrt_conn_test_sim_blackhole),
+	{}
+};
+
+static struct kunit_suite mrt_conn_test_suite = {
+	.name = "mrt_conn",
+	.test_cases = mrt_conn_test_cases,
+};
+
+kunit_test_suite(mrt_conn_test_suite);
