@@ -21,15 +21,13 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cache.h>
 
+/* test hook declarations and MRO_LOCAL_DMA_LKEY (include path: Kbuild) */
+#include "mro_verbs.h"
+
 static char *ibdev = "mr0";
 module_param(ibdev, charp, 0444);
 MODULE_PARM_DESC(ibdev, "metaroce ib_device to test");
 
-/* the driver's test hooks (drivers/infiniband/sw/metaroce/mro_verbs.h) */
-int mro_test_srq_take(struct ib_srq *ibsrq, u64 *wr_id);
-int mro_test_sq_run_local(struct ib_qp *ibqp);
-
-#define MRO_LOCAL_DMA_LKEY	0x100
 #define BUF_SIZE		(2 * PAGE_SIZE)
 
 static int test_n;
@@ -525,6 +523,7 @@ static void test_destroy_busy(struct test_ctx *t)
 		.addr = (uintptr_t)t->buf, .length = 8,
 		.lkey = t->pd->local_dma_lkey,
 	};
+	struct ib_wc wc[4];
 	struct ib_qp *qp;
 	int ret, i;
 
@@ -538,7 +537,7 @@ static void test_destroy_busy(struct test_ctx *t)
 		post_recv_one(qp, 60 + i, &sge, 1);
 	ret = ib_destroy_qp(qp);
 	check(!ret, "destroy QP with WRs outstanding (%d)", ret);
-	check(poll_all(t->scq, (struct ib_wc[4]){}, 4) == 0,
+	check(poll_all(t->scq, wc, 4) == 0,
 	      "destroy posts no completions");
 }
 

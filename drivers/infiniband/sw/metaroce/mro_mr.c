@@ -155,6 +155,7 @@ int mro_mr_check(struct mro_mr *mr, struct mro_pd *pd, u64 iova, u64 len,
 {
 	u64 offset;
 
+	/* pairs with the release in mro_mr_fast_reg(): iova/length/access */
 	if (smp_load_acquire(&mr->state) != MRO_MR_VALID)
 		return -EINVAL;
 	/* the local DMA MR has no PD: it is valid in all of them */
@@ -197,8 +198,10 @@ int mro_check_lkey(struct mro_dev *dev, struct mro_pd *pd,
 	if (!mr)
 		return -EINVAL;
 	if (mr->kind == MRO_MR_FAST_REG) {
-		if (mr->ibmr.pd != &pd->ibpd ||
-		    smp_load_acquire(&mr->state) == MRO_MR_INVALID)
+		/* acquire: pairs with the release in mro_dereg_mr() */
+		enum mro_mr_state state = smp_load_acquire(&mr->state);
+
+		if (mr->ibmr.pd != &pd->ibpd || state == MRO_MR_INVALID)
 			ret = -EINVAL;
 	} else if (READ_ONCE(mr->key) != sge->lkey ||
 		   mro_mr_check(mr, pd, sge->addr, sge->length, access)) {
@@ -500,6 +503,7 @@ int mro_mr_fast_reg(struct mro_mr *mr, u32 key, int access)
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 	WRITE_ONCE(mr->key, key);
+	/* publish page list, bounds and access before the VALID state */
 	smp_store_release(&mr->state, MRO_MR_VALID);
 	spin_unlock_irqrestore(&mr->lock, flags);
 	return 0;
@@ -526,7 +530,7 @@ int mro_mr_invalidate(struct mro_dev *dev, struct mro_pd *pd, u32 key)
 	/* FREE -> FREE is accepted: a local invalidate after a remote one */
 	if (mr->state == MRO_MR_INVALID)
 		ret = -EINVAL;
-	else
+	else	/* release: pairs with the acquire in mro_mr_check() */
 		smp_store_release(&mr->state, MRO_MR_FREE);
 	spin_unlock_irqrestore(&mr->lock, flags);
 out:
@@ -541,6 +545,7 @@ int mro_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	unsigned long flags;
 
 	spin_lock_irqsave(&mr->lock, flags);
+	/* release: pairs with the acquire in mro_mr_check() */
 	smp_store_release(&mr->state, MRO_MR_INVALID);
 	spin_unlock_irqrestore(&mr->lock, flags);
 

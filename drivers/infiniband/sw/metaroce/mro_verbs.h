@@ -216,7 +216,7 @@ static inline struct mro_ah *to_mro_ah(struct ib_ah *ah)
 
 struct mro_cq {
 	struct ib_cq ibcq;
-	spinlock_t lock;
+	spinlock_t lock;	/* ring, head, count, notify, overflow */
 	struct ib_wc *ring;	/* capacity == ibcq.cqe entries */
 	u32 capacity;
 	u32 head;		/* oldest entry */
@@ -248,7 +248,7 @@ int mro_cq_post(struct mro_cq *cq, const struct ib_wc *wc, bool solicited);
  * cons. The transport keeps its own cursor between the two for the SQ.
  */
 struct mro_wq {
-	spinlock_t lock;
+	spinlock_t lock;	/* prod, cons, slot contents, buf swap */
 	void *buf;
 	u32 size;		/* slots, power of two */
 	u32 stride;		/* bytes per slot */
