@@ -42,8 +42,9 @@ static void mrt_conn_test_init(struct kunit *test)
 {
 	struct mrt_conn_fixture *f = mrt_fixture(test, 4, 2, NULL);
 	struct mrt_conn_cfg cfg = {};
-	struct mrt_conn c;
+	struct mrt_conn *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 
+	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_EXPECT_PTR_EQ(test, f->conn.cc, &mrt_cc_aimd);
 	KUNIT_EXPECT_EQ(test, f->paths[1].tx.state, MRT_PATH_HEALTHY);
 	KUNIT_EXPECT_EQ(test, f->paths[2].tx.state, MRT_PATH_PARKED);
@@ -54,13 +55,13 @@ static void mrt_conn_test_init(struct kunit *test)
 	cfg.retxq = f->retxq;
 	cfg.retxq_cap = ARRAY_SIZE(f->retxq);
 	cfg.mtu = 4096;
-	KUNIT_EXPECT_LT(test, mrt_conn_init(&c, &cfg), 0);
+	KUNIT_EXPECT_LT(test, mrt_conn_init(c, &cfg), 0);
 	cfg.max_paths = 4;
 	cfg.retxq_cap = MRT_CONN_RETXQ_LEN(4) - 1;
-	KUNIT_EXPECT_LT(test, mrt_conn_init(&c, &cfg), 0);
+	KUNIT_EXPECT_LT(test, mrt_conn_init(c, &cfg), 0);
 	cfg.retxq_cap = MRT_CONN_RETXQ_LEN(4);
 	cfg.nr_active = 5;
-	KUNIT_EXPECT_LT(test, mrt_conn_init(&c, &cfg), 0);
+	KUNIT_EXPECT_LT(test, mrt_conn_init(c, &cfg), 0);
 }
 
 /* Spraying: every open path gets its turn, windows are respected. */

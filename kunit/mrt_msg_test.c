@@ -128,7 +128,7 @@ static void mrt_msg_test_tx_completion_order(struct kunit *test)
 		mrt_tx_ack(&s, mrt_handle_make(0, 0, 99 - msn));
 	KUNIT_ASSERT_TRUE(test, mrt_tx_pop_completion(&s, &c));
 	KUNIT_EXPECT_EQ(test, c.cookie, 12ULL);
-	KUNIT_EXPECT_PTR_EQ(test, c.ext, ext);
+	KUNIT_EXPECT_PTR_EQ(test, c.ext, &ext[0]);
 	KUNIT_EXPECT_EQ(test, mrt_tx_stream_outstanding(&s), 0U);
 }
 

@@ -59,8 +59,10 @@ static void mrt_psn_test_consistency(struct kunit *test)
 		for (j = 0; j < 512; j++) {
 			u32 a = base + i, b = base + j;
 
-			if (mrt_psn_before(a, b) != (i < j) ||
-			    mrt_psn_after(a, b) != (i > j) ||
+			bool before = i < j, after = i > j;
+
+			if (mrt_psn_before(a, b) != before ||
+			    mrt_psn_after(a, b) != after ||
 			    mrt_psn_diff(a, b) != (s32)i - (s32)j)
 				bad++;
 		}

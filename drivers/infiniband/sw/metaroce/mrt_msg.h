@@ -27,7 +27,7 @@
 #define MRT_HANDLE_MSN_BITS	28
 #define MRT_HANDLE_SEG_MASK	((1ULL << MRT_HANDLE_SEG_BITS) - 1)
 #define MRT_HANDLE_MSN_MASK	((1ULL << MRT_HANDLE_MSN_BITS) - 1)
-#define MRT_MSG_MAX_SEGS	(1U << MRT_HANDLE_SEG_BITS)
+#define MRT_MSG_MAX_SEGS	((u32)MRT_HANDLE_SEG_MASK + 1)
 
 static inline u64 mrt_handle_make(u16 stream, u32 msn, u32 seg)
 {
