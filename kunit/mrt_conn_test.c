@@ -403,6 +403,8 @@ struct sim_result {
 	u64 spurious;
 	u64 rx_dup_place;
 	u64 repicks;
+	u64 rtos;
+	u64 probes;
 	u64 time_ns;
 	bool done;
 	bool order_ok;
@@ -785,6 +787,8 @@ static void sim_run(struct kunit *test, const struct sim_cfg *cfg,
 		res->retx += ps->retransmits;
 		res->spurious += ps->spurious;
 		res->repicks += ps->repicks;
+		res->rtos += ps->rtos;
+		res->probes += ps->probes;
 	}
 	res->time_ns = now;
 	KUNIT_EXPECT_FALSE(test, s->overflow);
@@ -796,12 +800,14 @@ static void sim_run(struct kunit *test, const struct sim_cfg *cfg,
 		unsigned long long permille = useful * 1000 / max_t(u64, sent, 1);
 
 		kunit_info(test,
-			   "%s: done=%d sent=%llu useful=%llu useful/sent=%llu.%03llu retx=%llu spurious=%llu rx_dups=%llu repicks=%llu time=%lluus\n",
+			   "%s: done=%d sent=%llu useful=%llu useful/sent=%llu.%03llu retx=%llu spurious=%llu rx_dups=%llu repicks=%llu rtos=%llu probes=%llu time=%lluus\n",
 			   cfg->name, res->done, sent, useful, permille / 1000,
 			   permille % 1000, (unsigned long long)res->retx,
 			   (unsigned long long)res->spurious,
 			   (unsigned long long)res->rx_dup_place,
 			   (unsigned long long)res->repicks,
+			   (unsigned long long)res->rtos,
+			   (unsigned long long)res->probes,
 			   (unsigned long long)(res->time_ns / 1000));
 	}
 }

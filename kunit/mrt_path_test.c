@@ -358,8 +358,8 @@ static void mrt_path_test_rtt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tx->srtt_ns, (u32)(100 * US));
 	KUNIT_EXPECT_EQ(test, tx->min_rtt_ns, (u32)(100 * US));
 	KUNIT_EXPECT_LE(test, tx->rttvar_ns, (u32)US);
-	/* RTO floor: srtt + granularity is below the minimum */
-	KUNIT_EXPECT_EQ(test, tx->rto_base_ns, MRT_RTO_MIN_NS);
+	/* settled variance: 3 * srtt + the receiver's worst ACK delay */
+	KUNIT_EXPECT_EQ(test, tx->rto_base_ns, 300 * US + MRT_ACK_DELAY_NS);
 
 	/* Karn: an ACK echoing a retransmission gives no sample */
 	mrt_path_tx_send(tx, 99, MRT_SLOT_RETX, now, &psn);
@@ -387,6 +387,50 @@ static void mrt_path_test_rtt(struct kunit *test)
 	KUNIT_EXPECT_GT(test, tx->rto_base_ns, (u64)tx->srtt_ns + 4 * (u64)US);
 	KUNIT_EXPECT_LE(test, tx->rto_base_ns, MRT_RTO_MAX_NS);
 	KUNIT_EXPECT_EQ(test, tx->min_rtt_ns, (u32)(100 * US));
+}
+
+/* A 10 us fabric still gets the RTO floor; a 1 s RTT gets the ceiling. */
+static void mrt_path_test_rto_bounds(struct kunit *test)
+{
+	struct mrt_path_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	struct mrt_path_ack_result res;
+	struct mrt_ack_info ack;
+	u64 *acked = mrt_buf(test), *lost = mrt_buf(test);
+	u64 now = MS;
+	u32 psn;
+
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+	mrt_path_tx_init(tx, 0);
+	mrt_path_tx_send(tx, 1, 0, now, &psn);
+	memset(&ack, 0, sizeof(ack));
+	ack.cum_psn = psn + 1;
+	ack.echo_tsval = mrt_tsval(now);
+	mrt_path_tx_on_ack(tx, &ack, now + 10 * US, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.rtt_ns, (u32)(10 * US));
+	KUNIT_EXPECT_EQ(test, tx->rto_base_ns, MRT_RTO_MIN_NS);
+
+	/* a sample beyond MRT_RTO_MAX_NS is not believed */
+	now += 20 * US;
+	mrt_path_tx_send(tx, 2, 0, now, &psn);
+	ack.cum_psn = psn + 1;
+	ack.echo_tsval = mrt_tsval(now);
+	mrt_path_tx_on_ack(tx, &ack, now + 2 * MRT_RTO_MAX_NS, acked, lost,
+			   &res);
+	KUNIT_EXPECT_EQ(test, res.newly_acked, 1U);
+	KUNIT_EXPECT_EQ(test, res.rtt_ns, 0U);
+
+	/* 150 ms RTTs: believed, and the RTO clamps at the ceiling */
+	for (psn = 0; psn < 3; psn++) {
+		u32 p;
+
+		now += 3 * MRT_RTO_MAX_NS;
+		mrt_path_tx_send(tx, 3, 0, now, &p);
+		ack.cum_psn = p + 1;
+		ack.echo_tsval = mrt_tsval(now);
+		mrt_path_tx_on_ack(tx, &ack, now + 150 * MS, acked, lost, &res);
+		KUNIT_EXPECT_EQ(test, res.rtt_ns, (u32)(150 * MS));
+	}
+	KUNIT_EXPECT_EQ(test, tx->rto_base_ns, MRT_RTO_MAX_NS);
 }
 
 static void mrt_path_test_rto_backoff_fail(struct kunit *test)
@@ -475,7 +519,7 @@ static void mrt_path_test_tlp(struct kunit *test)
 	mrt_path_tx_send(tx, 7, 0, 0, &psn);
 	mrt_path_tx_send(tx, 8, 0, 10 * US, &psn);
 	tlp = mrt_path_tx_tlp_deadline(tx);
-	KUNIT_EXPECT_EQ(test, tlp, 10 * US + 200 * US);
+	KUNIT_EXPECT_EQ(test, tlp, 10 * US + 200 * US + MRT_ACK_DELAY_NS);
 	mrt_path_tx_on_timer(tx, tlp, lost, &fired);
 	KUNIT_EXPECT_FALSE(test, fired);
 	KUNIT_EXPECT_TRUE(test, tx->probe_pending);
@@ -514,6 +558,7 @@ static struct kunit_case mrt_path_test_cases[] = {
 	KUNIT_CASE(mrt_path_test_tx_loss_once),
 	KUNIT_CASE(mrt_path_test_tx_ring_full),
 	KUNIT_CASE(mrt_path_test_rtt),
+	KUNIT_CASE(mrt_path_test_rto_bounds),
 	KUNIT_CASE(mrt_path_test_rto_backoff_fail),
 	KUNIT_CASE(mrt_path_test_tlp),
 	KUNIT_CASE(mrt_path_test_sizes),

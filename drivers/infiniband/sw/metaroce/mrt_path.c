@@ -282,10 +282,17 @@ static void mrt_tx_rtt_sample(struct mrt_path_tx *tx, u32 rtt)
 	tx->latest_rtt_ns = rtt;
 	if (rtt < tx->min_rtt_ns)
 		tx->min_rtt_ns = rtt;
-	tx->rto_base_ns = clamp_t(u64, (u64)tx->srtt_ns +
-				  max_t(u64, MRT_RTO_GRANULARITY_NS,
-					4ULL * tx->rttvar_ns),
-				  MRT_RTO_MIN_NS, MRT_RTO_MAX_NS);
+	/*
+	 * Samples exclude the receiver's hold time, so the worst-case ACK
+	 * delay is added back; 3 * srtt keeps the RTO behind the probe
+	 * (2 * srtt + ACK delay) even when the variance has settled to 0.
+	 */
+	tx->rto_base_ns = max_t(u64, (u64)tx->srtt_ns +
+				max_t(u64, MRT_RTO_GRANULARITY_NS,
+				      4ULL * tx->rttvar_ns),
+				3ULL * tx->srtt_ns) + MRT_ACK_DELAY_NS;
+	tx->rto_base_ns = clamp_t(u64, tx->rto_base_ns, MRT_RTO_MIN_NS,
+				  MRT_RTO_MAX_NS);
 }
 
 static bool mrt_ack_covers(const struct mrt_ack_info *ack, u32 psn)
@@ -388,7 +395,8 @@ u64 mrt_path_tx_tlp_deadline(const struct mrt_path_tx *tx)
 
 	if (!tx->inflight || !tx->tlp_armed || tx->probe_pending)
 		return 0;
-	pto = max_t(u64, 2ULL * mrt_path_tx_srtt(tx), MRT_TLP_MIN_NS);
+	pto = max_t(u64, 2ULL * mrt_path_tx_srtt(tx) + MRT_ACK_DELAY_NS,
+		    MRT_TLP_MIN_NS);
 	at = tx->last_send_ns + pto;
 	/* a probe that would not beat the RTO is pointless */
 	if (at >= mrt_path_tx_rto_deadline(tx))
