@@ -611,8 +611,9 @@ static void sim_receiver_data(struct sim *s, const struct sim_event *e,
 	bool gap;
 	u64 dl;
 
-	if (mrt_conn_rx(&s->rcv->conn, e->path, e->psn, e->tsval, e->rx_flags,
-			now, &gap) == MRT_RX_NEW && !e->nop) {
+	/* the glue's order: classify, place, then commit the PSN */
+	if (mrt_conn_rx_classify(&s->rcv->conn, e->path, e->psn) ==
+	    MRT_RX_NEW && !e->nop) {
 		mrt_rx_place(rs, &e->pkt, &r);
 		if (r.verdict == MRT_PLACE_NEED_MAP) {
 			u32 slot = e->pkt.msn & (SIM_DEPTH - 1);
@@ -635,6 +636,8 @@ static void sim_receiver_data(struct sim *s, const struct sim_event *e,
 			s->rx_done[e->stream]++;
 		}
 	}
+	mrt_conn_rx(&s->rcv->conn, e->path, e->psn, e->tsval, e->rx_flags, now,
+		    &gap);
 	if (mrt_conn_ack_due(&s->rcv->conn, e->path, now, &dl))
 		sim_send_ack(s, e->path, now);
 }

@@ -117,6 +117,46 @@ static void mrt_path_test_rx_slide_keeps_received(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrt_sack_count(&rx.sack), 1U);
 }
 
+/* classify() predicts accept() for any PSN, and changes nothing. */
+static void mrt_path_test_rx_classify(struct kunit *test)
+{
+	struct mrt_path_rx rx, copy;
+	u64 seed = 12345;
+	u32 i, bad = 0, untouched = 0;
+	bool gap;
+
+	mrt_path_rx_init(&rx, 0xfffff000U, true);
+	for (i = 0; i < 20000; i++) {
+		enum mrt_rx_result want;
+		u32 psn;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		switch ((seed >> 60) & 3) {
+		case 0:		/* near the window */
+			psn = rx.cum_psn + (u32)((seed >> 20) % 600) - 100;
+			break;
+		case 1:		/* anywhere */
+			psn = (u32)(seed >> 16);
+			break;
+		default:	/* mostly in order */
+			psn = rx.cum_psn + (u32)((seed >> 20) % 4);
+			break;
+		}
+		copy = rx;
+		want = mrt_path_rx_classify(&rx, psn);
+		if (!memcmp(&copy, &rx, sizeof(rx)))
+			untouched++;
+		if (mrt_path_rx_accept(&rx, psn, 0, 0, 0, &gap) != want)
+			bad++;
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	KUNIT_EXPECT_EQ(test, untouched, 20000U);
+	KUNIT_EXPECT_GT(test, rx.stats.rx_new, 1000ULL);
+	KUNIT_EXPECT_GT(test, rx.stats.rx_dup, 100ULL);
+	KUNIT_EXPECT_GT(test, rx.stats.rx_out_of_window, 100ULL);
+	KUNIT_EXPECT_GT(test, rx.stats.rx_jumps, 10ULL);
+}
+
 static void mrt_path_test_rx_adopt_first(struct kunit *test)
 {
 	struct mrt_path_rx rx;
@@ -552,6 +592,7 @@ static struct kunit_case mrt_path_test_cases[] = {
 	KUNIT_CASE(mrt_path_test_rx_gap_and_fill),
 	KUNIT_CASE(mrt_path_test_rx_window_edges),
 	KUNIT_CASE(mrt_path_test_rx_slide_keeps_received),
+	KUNIT_CASE(mrt_path_test_rx_classify),
 	KUNIT_CASE(mrt_path_test_rx_adopt_first),
 	KUNIT_CASE(mrt_path_test_ack_policy),
 	KUNIT_CASE(mrt_path_test_tx_send_ack),

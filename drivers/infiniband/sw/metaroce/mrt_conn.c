@@ -526,6 +526,15 @@ enum mrt_rx_result mrt_conn_rx(struct mrt_conn *c, u16 path_id, u32 psn,
 }
 MRT_EXPORT(mrt_conn_rx);
 
+enum mrt_rx_result mrt_conn_rx_classify(const struct mrt_conn *c, u16 path_id,
+					u32 psn)
+{
+	if (path_id >= c->max_paths)
+		return MRT_RX_OUT_OF_WINDOW;
+	return mrt_path_rx_classify(&c->paths[path_id].rx, psn);
+}
+MRT_EXPORT(mrt_conn_rx_classify);
+
 bool mrt_conn_ack_due(const struct mrt_conn *c, u16 path_id, u64 now_ns,
 		      u64 *deadline_ns)
 {

@@ -141,6 +141,8 @@ int mrt_conn_fail_path(struct mrt_conn *c, u16 path_id, u64 now_ns);
 enum mrt_rx_result mrt_conn_rx(struct mrt_conn *c, u16 path_id, u32 psn,
 			       u32 tsval, u32 flags, u64 now_ns,
 			       bool *gap_opened);
+enum mrt_rx_result mrt_conn_rx_classify(const struct mrt_conn *c, u16 path_id,
+					u32 psn);
 bool mrt_conn_ack_due(const struct mrt_conn *c, u16 path_id, u64 now_ns,
 		      u64 *deadline_ns);
 void mrt_conn_fill_ack(struct mrt_conn *c, u16 path_id, u64 now_ns,

@@ -70,6 +70,24 @@ static void mrt_rx_note_ack_state(struct mrt_path_rx *rx, u32 flags,
 		rx->ack_deadline_ns = now_ns + MRT_ACK_DELAY_NS;
 }
 
+enum mrt_rx_result mrt_path_rx_classify(const struct mrt_path_rx *rx, u32 psn)
+{
+	u32 d = psn - rx->cum_psn;
+
+	if (!rx->started)
+		return MRT_RX_NEW;
+	if (mrt_psn_before(psn, rx->cum_psn))
+		return rx->cum_psn - psn > MRT_PATH_RX_JUMP_MAX ?
+		       MRT_RX_OUT_OF_WINDOW : MRT_RX_DUPLICATE;
+	if (d >= MRT_PATH_RX_JUMP_MAX)
+		return MRT_RX_OUT_OF_WINDOW;
+	/* beyond the bitmap: new, the window slides to take it */
+	if (d == 0 || d > MRT_SACK_BITS)
+		return MRT_RX_NEW;
+	return mrt_sack_test(&rx->sack, d - 1) ? MRT_RX_DUPLICATE : MRT_RX_NEW;
+}
+MRT_EXPORT(mrt_path_rx_classify);
+
 enum mrt_rx_result mrt_path_rx_accept(struct mrt_path_rx *rx, u32 psn,
 				      u32 tsval, u32 flags, u64 now_ns,
 				      bool *gap_opened)

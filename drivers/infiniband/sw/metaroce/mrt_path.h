@@ -107,6 +107,12 @@ enum mrt_rx_result mrt_path_rx_accept(struct mrt_path_rx *rx, u32 psn,
 				      u32 tsval, u32 flags, u64 now_ns,
 				      bool *gap_opened);
 /*
+ * What accept() would answer, without changing anything: lets the caller
+ * check that it can place a packet (e.g. has memory for its segment map)
+ * before the PSN is committed and will be acknowledged.
+ */
+enum mrt_rx_result mrt_path_rx_classify(const struct mrt_path_rx *rx, u32 psn);
+/*
  * True when an ACK should be sent now. *deadline_ns receives the delayed
  * ACK deadline when one is pending (0 when nothing is pending).
  */
