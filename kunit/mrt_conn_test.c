@@ -700,7 +700,7 @@ static void sim_run(struct kunit *test, const struct sim_cfg *cfg,
 	s->order_ok = true;
 
 	for (i = 0; i < SIM_PATHS; i++)
-		tx_psn[i] = cfg->first_psn + i * 7;
+		tx_psn[i] = cfg->first_psn + i;
 	cc.max_paths = SIM_PATHS;
 	cc.nr_active = SIM_PATHS;
 	cc.retxq_cap = MRT_CONN_RETXQ_LEN(MRT_MAX_PATHS);
@@ -798,6 +798,16 @@ static void sim_run(struct kunit *test, const struct sim_cfg *cfg,
 	for (i = 0; i < SIM_PATHS; i++)
 		if (s->snd->paths[i].tx.next_psn >= cfg->first_psn)
 			res->wrapped = false;
+	kunit_info(test, "%s: sent per path %llu %llu %llu %llu %llu %llu %llu %llu\n",
+		   cfg->name,
+		   (unsigned long long)s->snd->paths[0].tx.stats.sent,
+		   (unsigned long long)s->snd->paths[1].tx.stats.sent,
+		   (unsigned long long)s->snd->paths[2].tx.stats.sent,
+		   (unsigned long long)s->snd->paths[3].tx.stats.sent,
+		   (unsigned long long)s->snd->paths[4].tx.stats.sent,
+		   (unsigned long long)s->snd->paths[5].tx.stats.sent,
+		   (unsigned long long)s->snd->paths[6].tx.stats.sent,
+		   (unsigned long long)s->snd->paths[7].tx.stats.sent);
 	res->time_ns = now;
 	KUNIT_EXPECT_FALSE(test, s->overflow);
 	KUNIT_EXPECT_FALSE(test, s->snd->conn.error);
@@ -823,7 +833,7 @@ static void sim_run(struct kunit *test, const struct sim_cfg *cfg,
 static const struct sim_cfg sim_base = {
 	.fast_ns = 5 * US,
 	.slow_ns = 50 * US,		/* 10x skew */
-	.first_psn = 0xffffff00U,	/* every path crosses 2^32 */
+	.first_psn = 0xfffffff0U,	/* every path crosses 2^32 */
 	.blackhole_path = -1,
 };
 
