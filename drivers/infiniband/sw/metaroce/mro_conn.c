@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * metaroce data path: connection setup, teardown, tokens, source ports,
+ * the connection lock and the deferred-transmit queue.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/jhash.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+
+#include "mro.h"
+#include "mro_net.h"
+#include "mro_verbs.h"
+#include "mro_conn.h"
+
+unsigned int mro_paths = 8;
+module_param_named(paths, mro_paths, uint, 0644);
+MODULE_PARM_DESC(paths, "paths (UDP source ports) per RC connection, 1..64");
+
+/* Ephemeral range the path source ports are drawn from. */
+#define MRO_SPORT_BASE		49152
+#define MRO_SPORT_SPAN		16384
+
+/* Salts keep tokens and ports apart from other uses of the same values. */
+#define MRO_TOKEN_SALT		0x4d52544bU	/* "MRTK" */
+#define MRO_SPORT_SALT		0x4d525350U	/* "MRSP" */
+#define MRO_PSN_SALT		0x4d525053U	/* "MRPS" */
+
+static atomic64_t mro_dp_drops[MRT_DROP_NR_REASONS];
+
+void mro_dp_count_drop(enum mrt_drop_reason why)
+{
+	if (why < MRT_DROP_NR_REASONS)
+		atomic64_inc(&mro_dp_drops[why]);
+}
+
+u64 mro_dp_counter(unsigned int idx)
+{
+	return idx < MRT_DROP_NR_REASONS ? atomic64_read(&mro_dp_drops[idx]) : 0;
+}
+
+void mro_conn_count_drop(struct mro_conn *conn, enum mrt_drop_reason why)
+{
+	if (why < MRT_DROP_NR_REASONS)
+		conn->stats.drops[why]++;
+	mro_dp_count_drop(why);
+}
+
+/*
+ * token(A -> B) = hash(A's QPN, B's QPN, A's sq_psn); B knows the same
+ * three values as (dest_qp_num, its own QPN, rq_psn), so the check needs no
+ * exchange beyond what rdma_cm already does.
+ */
+static u32 mro_token(u32 src_qpn, u32 dst_qpn, u32 first_psn)
+{
+	return jhash_3words(src_qpn, dst_qpn, first_psn, MRO_TOKEN_SALT);
+}
+
+/* First PSN of a path: spreads the paths' PSN spaces apart. */
+static u32 mro_path_first_psn(u32 qp_psn, u16 path)
+{
+	return jhash_2words(qp_psn, path, MRO_PSN_SALT);
+}
+
+static u16 mro_pick_sport(u32 qpn, u16 path, u16 gen)
+{
+	return MRO_SPORT_BASE +
+	       jhash_3words(qpn, path, gen, MRO_SPORT_SALT) % MRO_SPORT_SPAN;
+}
+
+/* The core gave up on a path: move it to a new source port (route). */
+void mro_conn_new_sport(struct mro_conn *conn, u16 path_id)
+{
+	if (path_id >= conn->nr_paths)
+		return;
+	conn->sport_gen[path_id]++;
+	conn->sport[path_id] = mro_pick_sport(conn->qp->ibqp.qp_num, path_id,
+					      conn->sport_gen[path_id]);
+}
+
+u16 mro_conn_sport(struct mro_conn *conn, u16 path_id)
+{
+	return conn->sport[path_id % conn->nr_paths];
+}
+
+void mro_conn_lock(struct mro_conn *conn)
+{
+	spin_lock_bh(&conn->lock);
+}
+
+/*
+ * Packets are built under the lock and sent after it is dropped: a local
+ * destination may deliver synchronously into our own receive path.
+ */
+void mro_conn_unlock_xmit(struct mro_conn *conn)
+{
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+	struct mro_dest dest;
+
+	__skb_queue_head_init(&q);
+	skb_queue_splice_init(&conn->txq, &q);
+	dest = conn->qp->dest;
+	spin_unlock_bh(&conn->lock);
+	while ((skb = __skb_dequeue(&q))) {
+		u16 sport = (u16)skb->mark;
+
+		skb->mark = 0;
+		if (mro_xmit(conn->dev, skb, &dest.av, sport))
+			conn->stats.tx_err++;	/* racy but only a statistic */
+	}
+}
+
+void mro_conn_fill_bth(struct mro_conn *conn, struct mrt_pkt_info *pi,
+		       u8 opcode, u16 stream, u16 path_id)
+{
+	struct mro_qp *qp = conn->qp;
+
+	memset(pi, 0, sizeof(*pi));
+	pi->opcode = opcode;
+	pi->dst_qpn = qp->dest_qp_num;
+	pi->src_qpn = qp->ibqp.qp_num;
+	pi->conn_token = conn->tx_token;
+	pi->stream_id = stream;
+	pi->path_id = path_id;
+}
+
+/*
+ * An skb holding the packet's headers in the linear part and tailroom
+ * bytes of room after them; the caller attaches the payload as frags or
+ * copies it into the tailroom. The source port travels in skb->mark until
+ * mro_conn_unlock_xmit() hands it to mro_xmit().
+ */
+struct sk_buff *mro_conn_alloc_skb(struct mro_conn *conn,
+				   struct mrt_pkt_info *pi, u32 tailroom)
+{
+	unsigned int headroom = mro_tx_headroom(conn->dev);
+	u8 hdr[MRW_HDR_MAX];
+	struct sk_buff *skb;
+	int len;
+
+	len = mrt_wire_build(hdr, sizeof(hdr), pi);
+	if (len < 0) {
+		WARN_ONCE(1, "metaroce: cannot encode opcode %u flags %#x\n",
+			  pi->opcode, pi->flags);
+		return NULL;
+	}
+	skb = alloc_skb(headroom + len + tailroom, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, headroom);
+	skb_put_data(skb, hdr, len);
+	skb_reset_transport_header(skb);
+	skb->mark = mro_conn_sport(conn, pi->path_id);
+	return skb;
+}
+
+static void mro_conn_free(struct mro_conn *conn)
+{
+	u32 i;
+
+	if (conn->sqe) {
+		for (i = 0; i < conn->sq_size; i++) {
+			kfree(conn->sqe[i].resp_ext);
+			kfree(conn->sqe[i].tx_ext);
+		}
+	}
+	if (conn->resp) {
+		for (i = 0; i < MRO_RESP_DEPTH; i++) {
+			if (conn->resp[i].mr)
+				mro_mr_put(conn->resp[i].mr);
+			kfree(conn->resp[i].tx_ext);
+		}
+	}
+	if (conn->rx_msgs) {
+		for (i = 0; i < conn->rx_window; i++)
+			kfree(conn->rx_msgs[i].map.ext);
+	}
+	skb_queue_purge(&conn->txq);
+	kvfree(conn->paths);
+	kvfree(conn->retxq);
+	kvfree(conn->tx_msgs[0]);
+	kvfree(conn->tx_msgs[1]);
+	kvfree(conn->rx_msgs);
+	kvfree(conn->rx_info);
+	kvfree(conn->sqe);
+	kvfree(conn->msn_sq);
+	kvfree(conn->resp);
+	kvfree(conn->srq_copies);
+	kfree(conn);
+}
+
+static void mro_conn_free_rcu(struct rcu_head *head)
+{
+	mro_conn_free(container_of(head, struct mro_conn, rcu));
+}
+
+/* Payload bytes per packet: the QP's path MTU (IB MTUs are payload sizes). */
+static u32 mro_conn_mtu(struct mro_qp *qp)
+{
+	int mtu = ib_mtu_enum_to_int(qp->path_mtu);
+
+	return mtu > 0 ? mtu : 1024;
+}
+
+/* At RTR: everything the receiving half needs, from the stored attrs. */
+static int mro_conn_create(struct mro_qp *qp)
+{
+	struct mrt_conn_cfg cfg = {};
+	u32 rx_psn[MRT_MAX_PATHS];
+	struct mro_conn *conn;
+	u16 npaths, i;
+	int ret = -ENOMEM;
+
+	npaths = clamp_t(u32, mro_paths, 1, MRT_MAX_PATHS);
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return -ENOMEM;
+	spin_lock_init(&conn->lock);
+	skb_queue_head_init(&conn->txq);
+	conn->qp = qp;
+	conn->dev = qp->dev;
+	conn->nr_paths = npaths;
+	conn->mtu = mro_conn_mtu(qp);
+	conn->fatal_status = -1;
+	conn->sq_size = qp->sq.size;
+	conn->tx_depth = roundup_pow_of_two(max_t(u32, qp->sq.size, 64));
+	conn->rx_window = conn->tx_depth;
+	conn->rx_token = mro_token(qp->dest_qp_num, qp->ibqp.qp_num,
+				   qp->rq_psn);
+	conn->max_dest_rd_atomic = max_t(u32, qp->max_dest_rd_atomic, 1);
+
+	conn->paths = kvcalloc(npaths, sizeof(*conn->paths), GFP_KERNEL);
+	conn->retxq = kvcalloc(MRT_CONN_RETXQ_LEN(npaths),
+			       sizeof(*conn->retxq), GFP_KERNEL);
+	for (i = 0; i < MRO_NR_STREAMS; i++)
+		conn->tx_msgs[i] = kvcalloc(conn->tx_depth,
+					    sizeof(struct mrt_tx_msg),
+					    GFP_KERNEL);
+	conn->rx_msgs = kvcalloc(conn->rx_window, sizeof(*conn->rx_msgs),
+				 GFP_KERNEL);
+	conn->rx_info = kvcalloc(conn->rx_window, sizeof(*conn->rx_info),
+				 GFP_KERNEL);
+	conn->sqe = kvcalloc(conn->sq_size, sizeof(*conn->sqe), GFP_KERNEL);
+	conn->msn_sq = kvcalloc(conn->tx_depth, sizeof(u32), GFP_KERNEL);
+	conn->resp = kvcalloc(MRO_RESP_DEPTH, sizeof(*conn->resp), GFP_KERNEL);
+	if (!conn->paths || !conn->retxq || !conn->tx_msgs[0] ||
+	    !conn->tx_msgs[1] || !conn->rx_msgs || !conn->rx_info || !conn->sqe ||
+	    !conn->msn_sq || !conn->resp)
+		goto err;
+	if (qp->srq) {
+		conn->recv_stride = sizeof(struct mro_recv_wqe) +
+				    qp->srq->rq.max_sge * sizeof(struct ib_sge);
+		conn->srq_copies = kvcalloc(MRO_RECV_WINDOW, conn->recv_stride,
+					    GFP_KERNEL);
+		if (!conn->srq_copies)
+			goto err;
+	}
+
+	for (i = 0; i < npaths; i++) {
+		rx_psn[i] = mro_path_first_psn(qp->rq_psn, i);
+		conn->sport[i] = mro_pick_sport(qp->ibqp.qp_num, i, 0);
+	}
+	cfg.paths = conn->paths;
+	cfg.max_paths = npaths;
+	cfg.nr_active = npaths;
+	cfg.retxq = conn->retxq;
+	cfg.retxq_cap = MRT_CONN_RETXQ_LEN(npaths);
+	cfg.mtu = conn->mtu;
+	cfg.rx_psn = rx_psn;
+	ret = -EINVAL;
+	if (mrt_conn_init(&conn->core, &cfg))
+		goto err;
+	for (i = 0; i < MRO_NR_STREAMS; i++)
+		if (mrt_tx_stream_init(&conn->tx_streams[i], i,
+				       conn->tx_msgs[i], conn->tx_depth,
+				       conn->mtu, 0))
+			goto err;
+	mrt_msg_tx_init(&conn->msg_tx, conn->tx_streams, MRO_NR_STREAMS);
+	conn->core.handle_live = mrt_msg_tx_handle_live;
+	conn->core.handle_ctx = &conn->msg_tx;
+	if (mrt_rx_stream_init(&conn->rx_req, MRO_STREAM_REQ, conn->rx_msgs,
+			       conn->rx_window, conn->mtu, 0))
+		goto err;
+	mro_timer_init(conn);
+	rcu_assign_pointer(qp->conn, conn);
+	return 0;
+err:
+	mro_conn_free(conn);
+	return ret;
+}
+
+/* At RTS: the sending half (sq_psn is known now). */
+static void mro_conn_start_tx(struct mro_conn *conn)
+{
+	struct mro_qp *qp = conn->qp;
+	u64 now = mro_now_ns();
+	u16 i;
+
+	mro_conn_lock(conn);
+	if (!conn->tx_ready) {
+		conn->tx_token = mro_token(qp->ibqp.qp_num, qp->dest_qp_num,
+					   qp->sq_psn);
+		for (i = 0; i < conn->nr_paths; i++)
+			mrt_path_tx_init(&conn->paths[i].tx,
+					 mro_path_first_psn(qp->sq_psn, i));
+		conn->max_rd_atomic = max_t(u32, qp->max_rd_atomic, 1);
+		/* IB local ACK timeout: 4.096 us * 2^timeout, 0 = infinite */
+		conn->retry_ns = qp->timeout ?
+			(4096ULL << min_t(u8, qp->timeout, 31)) *
+			((u64)qp->retry_cnt + 1) : 0;
+		conn->last_progress_ns = now;
+		conn->sq_admit = qp->sq.cons;
+		conn->sq_done = qp->sq.cons;
+		conn->tx_ready = true;
+	}
+	mro_conn_unlock_xmit(conn);
+}
+
+/* Stop all activity (ERR, RESET, destroy). Safe to call twice. */
+static void mro_conn_stop(struct mro_conn *conn)
+{
+	mro_conn_lock(conn);
+	conn->dead = true;
+	mro_conn_unlock_xmit(conn);
+	mro_timer_cancel(conn);
+	mro_resp_flush(conn);
+}
+
+static void mro_conn_release(struct mro_qp *qp, bool readers_gone)
+{
+	struct mro_conn *conn = rcu_dereference_protected(qp->conn, true);
+
+	if (!conn)
+		return;
+	mro_conn_stop(conn);
+	RCU_INIT_POINTER(qp->conn, NULL);
+	if (readers_gone)
+		mro_conn_free(conn);
+	else	/* a receive softirq may still be inside the connection */
+		call_rcu(&conn->rcu, mro_conn_free_rcu);
+}
+
+int mro_conn_modify(struct mro_qp *qp, enum ib_qp_state cur,
+		    enum ib_qp_state next)
+{
+	struct mro_conn *conn;
+	int ret;
+
+	if (qp->type != IB_QPT_RC)
+		return 0;
+	conn = rcu_dereference_protected(qp->conn, true);
+	switch (next) {
+	case IB_QPS_RTR:
+		if (conn)
+			return 0;
+		return mro_conn_create(qp);
+	case IB_QPS_RTS:
+		if (!conn) {
+			ret = mro_conn_create(qp);
+			if (ret)
+				return ret;
+			conn = rcu_dereference_protected(qp->conn, true);
+		}
+		mro_conn_start_tx(conn);
+		mro_req_push(conn);
+		return 0;
+	case IB_QPS_ERR:
+		if (conn)
+			mro_conn_stop(conn);
+		return 0;
+	case IB_QPS_RESET:
+		mro_conn_release(qp, false);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * destroy_qp has waited out every lookup reference and the timer is
+ * cancelled in mro_conn_stop(), so nothing can be inside the connection.
+ */
+void mro_conn_destroy(struct mro_qp *qp)
+{
+	mro_conn_release(qp, true);
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * metaroce data path, timers: one soft hrtimer per connection, armed for
+ * the earliest of the core's RTO / tail-loss-probe deadlines, the paths'
+ * delayed-ACK deadlines and the retry limit (no progress on any path for
+ * timeout x (retry_cnt + 1): IB_WC_RETRY_EXC_ERR, QP to ERR).
+ */
+#include <linux/hrtimer.h>
+
+#include "mro.h"
+#include "mro_verbs.h"
+#include "mro_conn.h"
+
+/* A deadline already past fires this much later (coalesces bursts). */
+#define MRO_TIMER_MIN_NS	(5 * NSEC_PER_USEC)
+
+static u64 mro_min_deadline(u64 a, u64 b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return min(a, b);
+}
+
+static bool mro_conn_outstanding(const struct mro_conn *conn)
+{
+	return conn->sq_done != conn->sq_admit;
+}
+
+void mro_timer_rearm_locked(struct mro_conn *conn, u64 now)
+{
+	u64 at = 0, dl;
+	u16 i;
+
+	if (conn->dead)
+		return;
+	if (conn->tx_ready)
+		at = mrt_conn_next_deadline(&conn->core);
+	for (i = 0; i < conn->nr_paths; i++) {
+		dl = 0;
+		if (mrt_conn_ack_due(&conn->core, i, now, &dl))
+			dl = now;
+		at = mro_min_deadline(at, dl);
+	}
+	if (conn->tx_ready && conn->retry_ns && mro_conn_outstanding(conn))
+		at = mro_min_deadline(at, conn->last_progress_ns +
+				      conn->retry_ns);
+	if (!at)
+		return;
+	if (at < now + MRO_TIMER_MIN_NS)
+		at = now + MRO_TIMER_MIN_NS;
+	/* an armed earlier deadline covers this one */
+	if (conn->timer_at && conn->timer_at <= at &&
+	    hrtimer_is_queued(&conn->timer))
+		return;
+	conn->timer_at = at;
+	hrtimer_start(&conn->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
+}
+
+static enum hrtimer_restart mro_timer_fire(struct hrtimer *t)
+{
+	struct mro_conn *conn = container_of(t, struct mro_conn, timer);
+	u64 now = mro_now_ns(), dl;
+	u16 i;
+
+	mro_conn_lock(conn);
+	conn->timer_at = 0;
+	if (conn->dead) {
+		spin_unlock_bh(&conn->lock);
+		return HRTIMER_NORESTART;
+	}
+	if (conn->tx_ready) {
+		mrt_conn_on_timer(&conn->core, now);
+		if (conn->retry_ns && mro_conn_outstanding(conn) &&
+		    now - conn->last_progress_ns > conn->retry_ns &&
+		    conn->fatal_status < 0)
+			conn->fatal_status = IB_WC_RETRY_EXC_ERR;
+	}
+	for (i = 0; i < conn->nr_paths; i++)
+		if (mrt_conn_ack_due(&conn->core, i, now, &dl))
+			mro_resp_queue_ack(conn, i, now);
+	/* sends what the timers made due and re-arms */
+	mro_req_push_locked(conn);
+	mro_timer_rearm_locked(conn, now);
+	mro_conn_unlock_xmit(conn);
+	mro_comp_run(conn);
+	return HRTIMER_NORESTART;
+}
+
+void mro_timer_init(struct mro_conn *conn)
+{
+	hrtimer_init(&conn->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	conn->timer.function = mro_timer_fire;
+}
+
+/* After conn->dead is set: the callback cannot re-arm any more. */
+void mro_timer_cancel(struct mro_conn *conn)
+{
+	hrtimer_cancel(&conn->timer);
+}
