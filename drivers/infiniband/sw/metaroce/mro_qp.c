@@ -22,6 +22,7 @@
 
 #include "mro.h"
 #include "mro_verbs.h"
+#include "mro_conn.h"
 
 #define MRO_SEND_FLAGS_OK (IB_SEND_FENCE | IB_SEND_SIGNALED | \
 			   IB_SEND_SOLICITED | IB_SEND_INLINE)
@@ -52,10 +53,8 @@ void mro_qp_put(struct mro_qp *qp)
 
 void mro_qp_kick_sq(struct mro_qp *qp)
 {
-	/*
-	 * Transport engine entry point: WQEs in [sq.cons, sq.prod) are
-	 * waiting. Intentionally empty until the transport lands.
-	 */
+	/* WQEs in [sq.cons, sq.prod) are waiting: the data path sends them */
+	mro_req_kick(qp);
 }
 
 static void mro_qp_event(struct mro_qp *qp, enum ib_event_type type)
@@ -371,6 +370,7 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 	mro_qp_put(qp);
 	wait_for_completion(&qp->released);
+	mro_conn_destroy(qp);
 	mutex_unlock(&qp->modify_lock);
 
 	/*
@@ -532,6 +532,10 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	default:
 		break;
 	}
+	/* the data path builds/starts/stops the RC connection */
+	ret = mro_conn_modify(qp, cur, next);
+	if (ret)
+		mro_qp_set_state(qp, next, cur);
 out:
 	mutex_unlock(&qp->modify_lock);
 	return ret;

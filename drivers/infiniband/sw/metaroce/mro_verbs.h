@@ -30,6 +30,7 @@
 #include "mro_net.h"	/* struct mro_av */
 
 struct mro_dev;
+struct mro_conn;
 
 /*
  * struct mro_dev is defined in mro.h and embeds struct ib_device ibdev
@@ -376,6 +377,9 @@ struct mro_qp {
 	u8 max_dest_rd_atomic;	/* responder resources */
 	bool sq_drain_notify;	/* IB_QP_EN_SQD_ASYNC_NOTIFY */
 	bool sq_drained_sent;
+
+	/* RC transport connection (mro_conn.c), from RTR until RESET/destroy */
+	struct mro_conn __rcu *conn;
 };
 
 static inline struct mro_qp *to_mro_qp(struct ib_qp *qp)
