@@ -65,6 +65,7 @@ struct xfer_side {
 	u32 port;
 	int gid_index;
 	union ib_gid gid;
+	enum ib_mtu active_mtu;
 	void *src;		/* XFER_BUF_SIZE bytes, source of outgoing data */
 	void *dst;		/* XFER_BUF_SIZE bytes, landing zone */
 	u64 *atom;		/* 8-byte aligned atomic target / result */
@@ -174,6 +175,7 @@ static int xfer_find_gid(struct xfer_side *s)
 	ret = ib_query_port(s->dev, s->port, &port_attr);
 	if (ret)
 		return ret;
+	s->active_mtu = port_attr.active_mtu;
 	for (i = 0; i < port_attr.gid_tbl_len; i++) {
 		attr = rdma_get_gid_attr(s->dev, s->port, i);
 		if (IS_ERR(attr))
@@ -226,8 +228,8 @@ static int xfer_side_init(struct xfer_side *s, const char *name)
 		pr_err("mro_xfer: %s has no IPv4 GID\n", name);
 		return ret;
 	}
-	s->src = (void *)__get_free_pages(GFP_KERNEL, XFER_BUF_ORDER);
-	s->dst = (void *)__get_free_pages(GFP_KERNEL, XFER_BUF_ORDER);
+	s->src = (void *)__get_free_pages(GFP_KERNEL | __GFP_COMP, XFER_BUF_ORDER);
+	s->dst = (void *)__get_free_pages(GFP_KERNEL | __GFP_COMP, XFER_BUF_ORDER);
 	s->atom = kzalloc(64, GFP_KERNEL);
 	if (!s->src || !s->dst || !s->atom)
 		return -ENOMEM;
@@ -283,7 +285,8 @@ static int xfer_connect_one(struct xfer_side *s, struct xfer_side *peer,
 
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = IB_QPS_RTR;
-	attr.path_mtu = xfer_mtu_enum();
+	/* never above what both ports carry */
+	attr.path_mtu = min3(xfer_mtu_enum(), s->active_mtu, peer->active_mtu);
 	attr.dest_qp_num = peer->qp->qp_num;
 	attr.rq_psn = rq_psn;
 	attr.max_dest_rd_atomic = 16;
@@ -302,7 +305,7 @@ static int xfer_connect_one(struct xfer_side *s, struct xfer_side *peer,
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = IB_QPS_RTS;
 	attr.sq_psn = sq_psn;
-	attr.timeout = 14;	/* 4.096 us * 2^14 = 67 ms */
+	attr.timeout = 16;	/* 4.096 us * 2^16 = 268 ms */
 	attr.retry_cnt = 7;
 	attr.rnr_retry = 7;	/* infinite */
 	attr.max_rd_atomic = 16;
@@ -614,9 +617,11 @@ static int __init mro_xfer_init(void)
 		ret = xfer_side_init(&x->b, dev_b);
 	if (!ret)
 		ret = xfer_connect(x);
-	xfer_tap(x, !ret, "setup %s <-> %s (qpn %u <-> %u, mtu %u): %d",
+	xfer_tap(x, !ret, "setup %s <-> %s (qpn %u <-> %u, mtu %d): %d",
 		 dev_a, dev_b, x->a.qp && !IS_ERR(x->a.qp) ? x->a.qp->qp_num : 0,
-		 x->b.qp && !IS_ERR(x->b.qp) ? x->b.qp->qp_num : 0, mtu, ret);
+		 x->b.qp && !IS_ERR(x->b.qp) ? x->b.qp->qp_num : 0,
+		 ib_mtu_enum_to_int(min3(xfer_mtu_enum(), x->a.active_mtu,
+					 x->b.active_mtu)), ret);
 	if (ret)
 		goto out;
 
