@@ -92,6 +92,7 @@ struct mro_conn_stats {
 	u64 tx_acks;
 	u64 tx_naks;
 	u64 tx_err;		/* skb allocation / xmit failures */
+	u64 tx_bounced;		/* payload chunks copied: page not refcounted */
 	u64 rx_pkts;
 	u64 rx_bytes;
 	u64 rx_acks;

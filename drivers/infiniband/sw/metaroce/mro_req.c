@@ -13,6 +13,8 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <linux/net.h>
+#include <linux/highmem.h>
 
 #include "mro.h"
 #include "mro_net.h"
@@ -164,7 +166,27 @@ static int mro_skb_add_frags(struct mro_conn *conn, struct sk_buff *skb,
 		nr = skb_shinfo(skb)->nr_frags;
 		if (nr >= MAX_SKB_FRAGS)
 			return -E2BIG;
-		get_page(chunk.page);
+		if (sendpage_ok(chunk.page)) {
+			get_page(chunk.page);
+		} else {
+			/*
+			 * Slab or non-refcounted memory (e.g. a tail page of
+			 * a non-compound allocation) must not be referenced
+			 * by an skb: bounce that chunk through a new page.
+			 */
+			struct page *bounce = alloc_page(GFP_ATOMIC);
+			void *src;
+
+			if (!bounce)
+				return -ENOMEM;
+			src = kmap_local_page(chunk.page);
+			memcpy(page_address(bounce), src + chunk.offset,
+			       chunk.len);
+			kunmap_local(src);
+			chunk.page = bounce;
+			chunk.offset = 0;
+			conn->stats.tx_bounced++;
+		}
 		skb_fill_page_desc(skb, nr, chunk.page, chunk.offset,
 				   chunk.len);
 		skb->len += chunk.len;
