@@ -354,7 +354,7 @@ static void mrt_wire_mutations(struct kunit *test)
 				MRT_DROP_NONE);
 		expect_pkt_eq(test, &again, &out);
 	}
-	kunit_info(test, "%u of 2000 mutations accepted\n", accepted);
+	kunit_info(test, "%u of 2000 mutations accepted", accepted);
 }
 
 static void mrt_wire_bad_version(struct kunit *test)

@@ -246,14 +246,17 @@ void __kunit_fail_msg(struct kunit *test, enum kunit_assert_type type,
 		}							\
 	} while (0)
 
+/* typeof() as in the kernel, so what the kernel rejects fails here too. */
 #define KUNIT_BINARY_PTR_ASSERTION(test, type, left, op, right, fmt, ...) \
 	do {								\
-		const void *__left = (left);				\
-		const void *__right = (right);				\
+		const typeof(left) __left = (left);			\
+		const typeof(right) __right = (right);			\
 		if (!(__left op __right)) {				\
 			__kunit_fail_ptr(test, type, __FILE__, __LINE__, \
-					 #left, #op, #right, __left,	\
-					 __right, fmt, ##__VA_ARGS__);	\
+					 #left, #op, #right,		\
+					 (const void *)__left,		\
+					 (const void *)__right,		\
+					 fmt, ##__VA_ARGS__);		\
 			__KUNIT_END_IF_ASSERT(test, type);		\
 		}							\
 	} while (0)
