@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * metaroce device: struct mro_dev, its port state and counters, and the
+ * interfaces between the device glue (mro_main.c, mro_dev.c), the UDP
+ * encapsulation (mro_net.c) and the verbs objects (mro_verbs.h).
+ */
+#ifndef MRO_H
+#define MRO_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/skbuff.h>
+#include <linux/interrupt.h>
+#include <linux/workqueue.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <rdma/ib_verbs.h>
+
+#include "mro_net.h"
+#include "mro_verbs.h"
+
+#define MRO_PORT_NUM		1	/* one port per device, numbered from 1 */
+#define MRO_GID_TBL_LEN		128	/* per port, filled by roce_gid_mgmt */
+#define MRO_UVERBS_ABI_VERSION	1
+
+/*
+ * Bytes of our own headers (base transport header, opcode header,
+ * optional immediate/ACK headers) in the largest packet. Placeholder until
+ * the wire format settles: the wire engineer replaces it with the real
+ * size from include/uapi/rdma/metaroce_wire.h.
+ */
+#define MRO_HDR_OVERHEAD	64
+
+/*
+ * What the network needs around a payload: the larger IP header (one
+ * device carries IPv4 and IPv6 GIDs alike), UDP, and our headers. The
+ * port MTU is the netdev MTU minus this, rounded down to an IB MTU.
+ */
+#define MRO_ENCAP_OVERHEAD \
+	(sizeof(struct ipv6hdr) + sizeof(struct udphdr) + MRO_HDR_OVERHEAD)
+
+/*
+ * Per-device counters: name value lines in debugfs
+ * (/sys/kernel/debug/metaroce/<ibdev>/counters) and the port's
+ * hw_counters (rdma statistic show link <ibdev>/1). To add one, append an
+ * X(ENUM_SUFFIX, name) line: the enum, the names and the rdma stat
+ * descriptors all come from this list.
+ */
+#define MRO_COUNTER_LIST(X)						\
+	X(RX_PACKETS, rx_packets)	/* handed to mro_rcv(): wire + loopback */ \
+	X(RX_UNKNOWN, rx_unknown)	/* not understood by mro_rcv(), dropped */ \
+	X(TX_PACKETS, tx_packets)	/* handed to the IP stack by mro_xmit() */ \
+	X(TX_ERRORS, tx_errors)		/* mro_xmit() failed: no route, no memory */ \
+	X(LOOPBACK_PACKETS, loopback_packets) /* delivered locally by mro_xmit() */ \
+	X(LOOPBACK_DROPS, loopback_drops) /* local target's queue was full */ \
+	X(LINK_DOWNED, link_downed)	/* port went from ACTIVE to DOWN */
+
+#define MRO_COUNTER_ENUM(suffix, str) MRO_CNT_##suffix,
+enum mro_counter {
+	MRO_COUNTER_LIST(MRO_COUNTER_ENUM)
+	MRO_NUM_COUNTERS
+};
+
+#undef MRO_COUNTER_ENUM
+
+struct mro_counters {
+	u64 val[MRO_NUM_COUNTERS];
+};
+
+extern const char * const mro_counter_names[MRO_NUM_COUNTERS];
+
+struct mro_dev {
+	struct ib_device ibdev;		/* first: ib_alloc_device() */
+	struct mro_res res;		/* verbs object tables (mro_verbs.h) */
+
+	/*
+	 * The bound netdev, held (tracked) from creation to dealloc. The
+	 * device lives in that netdev's netns; a NETDEV_UNREGISTER (netdev
+	 * deleted or moved to another netns) unregisters the device.
+	 */
+	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
+	struct net *net;		/* dev_net(ndev); no reference: see mro_net.c */
+	struct mro_net *mnet;		/* the netns's shared UDP sockets */
+
+	/*
+	 * Port state, mirrored from the netdev under RTNL (netdev notifier,
+	 * and once right after registration); lockless readers use
+	 * READ_ONCE().
+	 */
+	enum ib_port_state port_state;
+	enum ib_mtu active_mtu;
+	enum ib_mtu max_mtu;
+	u16 active_speed;		/* enum ib_port_speed */
+	u8 active_width;		/* enum ib_port_width */
+
+	struct mro_counters __percpu *counters;
+
+	/* local delivery (mro_xmit() to an address of this netns): mro_net.c */
+	struct sk_buff_head loopback_q;
+	struct tasklet_struct loopback_tasklet;
+
+	/* device registry (mro_dev.c) */
+	struct list_head list;		/* mro_dev_list, under mro_dev_lock */
+	struct hlist_node ndev_node;	/* by netdev; RCU readers */
+	struct work_struct unreg_work;	/* unregister from the netdev notifier */
+	bool dead;			/* dealloc_driver ran; awaiting reaping */
+
+	struct dentry *debugfs;
+	bool res_ready;			/* mro_res_init() succeeded */
+};
+
+static inline struct mro_dev *to_mro_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct mro_dev, ibdev);
+}
+
+static inline void mro_counter_add(struct mro_dev *dev, enum mro_counter c,
+				   u64 n)
+{
+	this_cpu_add(dev->counters->val[c], n);
+}
+
+static inline void mro_counter_inc(struct mro_dev *dev, enum mro_counter c)
+{
+	this_cpu_inc(dev->counters->val[c]);
+}
+
+u64 mro_counter_read(struct mro_dev *dev, enum mro_counter c);
+
+/* Largest payload of one packet, in bytes (the port's active MTU). */
+static inline unsigned int mro_dev_mtu(const struct mro_dev *dev)
+{
+	return ib_mtu_enum_to_int(READ_ONCE(dev->active_mtu));
+}
+
+/*
+ * The device bound to ndev, with a reference (ib_device_put() it), or
+ * NULL when there is none or it is not registered (still registering, or
+ * being torn down). Caller holds rcu_read_lock(); any context.
+ */
+struct mro_dev *mro_dev_get_by_netdev(const struct net_device *ndev);
+
+/* mro_dev.c: link ops, netdev notifier, device lifetime */
+int mro_dev_init(void);
+void mro_dev_exit(void);
+
+/* mro_main.c: /sys/kernel/debug/metaroce (NULL or an error if absent) */
+extern struct dentry *mro_debugfs_root;
+
+#endif /* MRO_H */
