@@ -333,6 +333,93 @@ static void mrt_msg_test_rx_long_message(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.verdict, MRT_PLACE_BAD);
 }
 
+/*
+ * Random placement fields, mostly plausible: nothing crashes, nothing is
+ * placed twice, completions come out in msn order and only when every
+ * segment was placed.
+ */
+static void mrt_msg_test_rx_fuzz(struct kunit *test)
+{
+	struct mrt_rx_msg msgs[8];
+	struct mrt_rx_stream s;
+	struct mrt_place_result r;
+	struct mrt_rx_completion c;
+	struct mrt_rx_pkt p;
+	u64 seed = 7, maps[8][4];
+	u32 i, twice = 0, order = 0, released = 0, mtu = 256;
+	u8 (*placed)[1024] = kunit_kzalloc(test, 64 * 1024, GFP_KERNEL);
+	u32 lens[64];
+
+	KUNIT_ASSERT_NOT_NULL(test, placed);
+	mrt_rx_stream_init(&s, 0, msgs, 8, mtu, 0);
+	for (i = 0; i < 64; i++) {
+		seed = seed * 6364136223846793005ULL + 1;
+		lens[i] = (u32)(seed >> 33) % (200 * mtu);
+	}
+	for (i = 0; i < 200000; i++) {
+		u32 msn, segs, seg;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		msn = s.next_msn + (u32)((seed >> 40) % 10);
+		if (msn >= 64)
+			msn = (u32)(seed >> 20) % 64;
+		segs = mrt_msg_nr_segs(lens[msn], mtu);
+		seg = (u32)(seed >> 8) % segs;
+		memset(&p, 0, sizeof(p));
+		p.msn = msn;
+		p.msg_len = lens[msn];
+		p.offset = seg * mtu;
+		p.len = min_t(u32, mtu, p.msg_len - p.offset);
+		switch ((seed >> 60) & 15) {
+		case 0:
+			p.offset += 1;
+			break;
+		case 1:
+			p.len ^= 3;
+			break;
+		case 2:
+			p.msg_len = (u32)(seed >> 3);
+			break;
+		case 3:
+			p.flags = MRT_PKT_ATOMIC;
+			break;
+		default:
+			break;
+		}
+		mrt_rx_place(&s, &p, &r);
+		/* the glue binds what it is willing to give, else drops */
+		if (r.verdict == MRT_PLACE_NEED_MAP && r.map_words <= 4) {
+			mrt_rx_bind_map(&s, p.msn, maps[p.msn & 7], 4);
+			mrt_rx_place(&s, &p, &r);
+		}
+		if (r.verdict == MRT_PLACE_NEW) {
+			if (p.msn >= 64 || p.offset / mtu >= 1024 ||
+			    placed[p.msn][p.offset / mtu]++)
+				twice++;
+		}
+		while (mrt_rx_pop_completion(&s, &c)) {
+			u32 k, n = mrt_msg_nr_segs(lens[c.msn], mtu);
+
+			if (c.msn != released || c.len != lens[c.msn])
+				order++;
+			for (k = 0; k < n; k++)
+				if (placed[c.msn][k] != 1)
+					order++;
+			released++;
+		}
+		if (released == 64)
+			break;
+	}
+	kunit_info(test, "released %u messages, placed %llu, dup %llu, bad %llu\n",
+		   released, (unsigned long long)s.stats.placed,
+		   (unsigned long long)s.stats.dup,
+		   (unsigned long long)s.stats.bad);
+	KUNIT_EXPECT_EQ(test, twice, 0U);
+	KUNIT_EXPECT_EQ(test, order, 0U);
+	KUNIT_EXPECT_GT(test, released, 10U);
+	KUNIT_EXPECT_GT(test, s.stats.bad, 100ULL);
+}
+
 static void mrt_msg_test_sizes(struct kunit *test)
 {
 	kunit_info(test, "sizeof(struct mrt_tx_stream) = %zu + depth * %zu\n",
@@ -352,6 +439,7 @@ static struct kunit_case mrt_msg_test_cases[] = {
 	KUNIT_CASE(mrt_msg_test_rx_bad),
 	KUNIT_CASE(mrt_msg_test_rx_atomic_once),
 	KUNIT_CASE(mrt_msg_test_rx_long_message),
+	KUNIT_CASE(mrt_msg_test_rx_fuzz),
 	KUNIT_CASE(mrt_msg_test_sizes),
 	{}
 };

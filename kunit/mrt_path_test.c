@@ -576,6 +576,98 @@ static void mrt_path_test_tlp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrt_path_tx_tlp_deadline(tx), 0ULL);
 }
 
+static u64 mrt_fuzz_next(u64 *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *s >> 11;
+}
+
+/*
+ * Random sends, timers and ACKs (many of them garbage): never a crash,
+ * and the books always balance: inflight equals the INFLIGHT slots, the
+ * ring span never exceeds its size, every handle is acked or declared
+ * lost at most once while it is in flight.
+ */
+static void mrt_path_test_tx_fuzz(struct kunit *test)
+{
+	struct mrt_path_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	struct mrt_path_ack_result res;
+	struct mrt_ack_info ack;
+	u64 *acked = mrt_buf(test), *lost = mrt_buf(test);
+	u64 seed = 42, now = 0, next_handle = 0;
+	u32 i, k, psn, bad = 0, twice = 0;
+	u8 *state = kunit_kzalloc(test, 20000, GFP_KERNEL);	/* per handle */
+	bool fired;
+
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+	KUNIT_ASSERT_NOT_NULL(test, state);
+	mrt_path_tx_init(tx, 0xffffff00U);
+	for (i = 0; i < 20000; i++) {
+		u64 r = mrt_fuzz_next(&seed);
+		u32 n, cnt = 0, nl = 0;
+
+		memset(&res, 0, sizeof(res));
+
+		now += r % (50 * US);
+		switch (r % 5) {
+		case 0:
+		case 1:
+			if (mrt_path_tx_has_room(tx)) {
+				mrt_path_tx_send(tx, next_handle, 0, now, &psn);
+				state[next_handle++] = 1;
+			}
+			break;
+		case 2:
+			nl = mrt_path_tx_on_timer(tx, now, lost, &fired);
+			break;
+		case 3:		/* a plausible ACK: some prefix, random SACK */
+			memset(&ack, 0, sizeof(ack));
+			ack.cum_psn = tx->una + (u32)(mrt_fuzz_next(&seed) %
+				      (tx->next_psn - tx->una + 1));
+			for (k = 0; k < 4; k++)
+				ack.sack.w[k] = mrt_fuzz_next(&seed) &
+						mrt_fuzz_next(&seed);
+			n = tx->next_psn - ack.cum_psn;
+			/* clear bits at or beyond next_psn */
+			for (k = n ? n - 1 : 0; k < MRT_SACK_BITS; k++)
+				mrt_sack_clear(&ack.sack, k);
+			ack.echo_tsval = mrt_tsval(now - (r % MS));
+			mrt_path_tx_on_ack(tx, &ack, now, acked, lost, &res);
+			break;
+		default:	/* garbage */
+			memset(&ack, 0, sizeof(ack));
+			ack.cum_psn = (u32)mrt_fuzz_next(&seed);
+			for (k = 0; k < 4; k++)
+				ack.sack.w[k] = mrt_fuzz_next(&seed);
+			ack.echo_tsval = (u32)mrt_fuzz_next(&seed);
+			ack.hold_ns = (u32)mrt_fuzz_next(&seed);
+			mrt_path_tx_on_ack(tx, &ack, now, acked, lost, &res);
+			break;
+		}
+		/* 1 in flight, 2 declared lost, 3 acked */
+		nl = nl ? nl : res.newly_lost;
+		for (k = 0; k < nl; k++) {
+			twice += state[lost[k]] != 1;
+			state[lost[k]] = 2;
+		}
+		for (k = 0; k < res.newly_acked + res.spurious; k++) {
+			twice += state[acked[k]] != 1 && state[acked[k]] != 2;
+			state[acked[k]] = 3;
+		}
+		for (k = 0; k < MRT_PATH_MAX_INFLIGHT; k++)
+			if (tx->ring[k].flags & MRT_SLOT_INFLIGHT)
+				cnt++;
+		if (cnt != tx->inflight ||
+		    tx->next_psn - tx->una > MRT_PATH_MAX_INFLIGHT)
+			bad++;
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	KUNIT_EXPECT_EQ(test, twice, 0U);
+	KUNIT_EXPECT_GT(test, tx->stats.bad_acks, 1000ULL);
+	KUNIT_EXPECT_GT(test, tx->stats.losses, 100ULL);
+	KUNIT_EXPECT_LE(test, tx->srtt_ns, (u32)MRT_RTO_MAX_NS);
+}
+
 static void mrt_path_test_sizes(struct kunit *test)
 {
 	kunit_info(test, "sizeof(struct mrt_path_rx) = %zu\n",
@@ -602,6 +694,7 @@ static struct kunit_case mrt_path_test_cases[] = {
 	KUNIT_CASE(mrt_path_test_rto_bounds),
 	KUNIT_CASE(mrt_path_test_rto_backoff_fail),
 	KUNIT_CASE(mrt_path_test_tlp),
+	KUNIT_CASE(mrt_path_test_tx_fuzz),
 	KUNIT_CASE(mrt_path_test_sizes),
 	{}
 };
