@@ -84,7 +84,7 @@ struct mrw_write {
 	__be32	msg_len;
 	__be32	msn;
 	__be32	offset;
-	__be32	rsn;		/* receive consumed by WRITE with MRW_F_IMM, else 0 */
+	__be32	rsn;		/* receive consumed if MRW_F_IMM, else ignored */
 	__be32	rsvd;
 } __attribute__((packed));
 
