@@ -308,6 +308,12 @@ struct ib_mr *mro_get_dma_mr(struct ib_pd *ibpd, int access)
 	struct mro_mr *mr;
 	int ret;
 
+	/*
+	 * With IBK_LOCAL_DMA_LKEY the core asks for REMOTE_READ|REMOTE_WRITE
+	 * alone (IB_PD_UNSAFE_GLOBAL_RKEY); remote write implies local write.
+	 */
+	if (access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC))
+		access |= IB_ACCESS_LOCAL_WRITE;
 	ret = ib_check_mr_access(&dev->ibdev, access);
 	if (ret)
 		return ERR_PTR(ret);
@@ -563,3 +569,27 @@ int mro_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	kfree_rcu(mr, rcu);
 	return 0;
 }
+
+/*
+ * Test hook (selftests/kmod/mro_verbs_test.c): the data path's access
+ * sequence on one key: lookup, check against pd/access, copy.
+ * Returns 0, -ENOENT (key does not resolve) or the check/copy error.
+ */
+int mro_test_mr_rw(struct ib_pd *ibpd, u32 key, bool remote, u64 iova,
+		   void *buf, u32 len, int access, bool to_mr)
+{
+	struct mro_dev *dev = mro_from_ibdev(ibpd->device);
+	struct mro_mr *mr;
+	int ret;
+
+	mr = mro_mr_get(dev, key, remote);
+	if (!mr)
+		return -ENOENT;
+	ret = mro_mr_check(mr, to_mro_pd(ibpd), iova, len, access);
+	if (!ret)
+		ret = mro_mr_copy(mr, iova, buf, len,
+				  to_mr ? MRO_COPY_TO_MR : MRO_COPY_FROM_MR);
+	mro_mr_put(mr);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(mro_test_mr_rw, METAROCE_TEST);

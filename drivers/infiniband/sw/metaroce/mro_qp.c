@@ -498,6 +498,12 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	ret = mro_qp_set_state(qp, cur, next);
 	if (ret)
 		goto out;
+	/*
+	 * Leaving service: stop the RC connection first, so nothing the
+	 * transport still holds is completed twice by the flush below.
+	 */
+	if (next == IB_QPS_ERR || next == IB_QPS_RESET)
+		mro_conn_modify(qp, cur, next);
 
 	switch (next) {
 	case IB_QPS_RESET:
@@ -532,10 +538,12 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	default:
 		break;
 	}
-	/* the data path builds/starts/stops the RC connection */
-	ret = mro_conn_modify(qp, cur, next);
-	if (ret)
-		mro_qp_set_state(qp, next, cur);
+	/* the data path builds/starts the RC connection */
+	if (next != IB_QPS_ERR && next != IB_QPS_RESET) {
+		ret = mro_conn_modify(qp, cur, next);
+		if (ret)
+			mro_qp_set_state(qp, next, cur);
+	}
 out:
 	mutex_unlock(&qp->modify_lock);
 	return ret;
@@ -816,7 +824,8 @@ int mro_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		((struct mro_send_wqe *)mro_wq_slot(&qp->sq, qp->sq.prod))->ssn =
 			qp->next_ssn++;
-		qp->sq.prod++;
+		/* the transport reads prod without the lock: publish the WQE */
+		smp_store_release(&qp->sq.prod, qp->sq.prod + 1);
 		posted = true;
 	}
 	state = qp->state;

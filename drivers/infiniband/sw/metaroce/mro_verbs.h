@@ -562,5 +562,7 @@ int mro_check_lkey(struct mro_dev *dev, struct mro_pd *pd,
  */
 int mro_test_srq_take(struct ib_srq *ibsrq, u64 *wr_id);
 int mro_test_sq_run_local(struct ib_qp *ibqp);
+int mro_test_mr_rw(struct ib_pd *ibpd, u32 key, bool remote, u64 iova,
+		   void *buf, u32 len, int access, bool to_mr);
 
 #endif /* MRO_VERBS_H */
