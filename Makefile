@@ -27,7 +27,7 @@ modules:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
-	rm -rf build out
+	rm -rf build/utest build/debug-src
 
 deps:
 	bash scripts/deps.sh

@@ -183,6 +183,10 @@ for f in "$OUT"/*.tap; do
 	printf '  %-34s %4d passed %3d failed %3d skipped\n' "$(basename "$f" .tap)" "$p" "$fl" "$s"
 	total_p=$((total_p + p)) total_f=$((total_f + fl)) total_s=$((total_s + s))
 done
+if [ $((total_p + total_f)) -eq 0 ]; then
+	echo "no test results at all" >>"$OUT/failures.txt"
+	total_f=1
+fi
 if [ -s "$OUT/failures.txt" ]; then
 	echo "failures:"
 	sed 's/^/  /' "$OUT/failures.txt"
