@@ -13,6 +13,7 @@ TOP := $(CURDIR)
 MOD_DIR := drivers/infiniband/sw/metaroce
 KBUILD_VARS := CONFIG_RDMA_METAROCE=m
 
+.DEFAULT_GOAL := all
 .PHONY: all modules clean deps check demo
 
 # Rules owned by their parts of the tree: userspace KUnit (utest) and the
