@@ -44,32 +44,26 @@
 /*
  * Per-device counters: name value lines in debugfs
  * (/sys/kernel/debug/metaroce/<ibdev>/counters) and the port's
- * hw_counters (rdma statistic show link <ibdev>/1). To add one, append an
- * X(ENUM_SUFFIX, name) line: the enum, the names and the rdma stat
- * descriptors all come from this list.
+ * hw_counters (rdma statistic show link <ibdev>/1). To add one, append it
+ * before MRO_NUM_COUNTERS and name it in mro_counter_names[] (mro_dev.c;
+ * a build check keeps the two the same length).
  */
-#define MRO_COUNTER_LIST(X)						\
-	X(RX_PACKETS, rx_packets)	/* handed to mro_rcv(): wire + loopback */ \
-	X(RX_UNKNOWN, rx_unknown)	/* not understood by mro_rcv(), dropped */ \
-	X(TX_PACKETS, tx_packets)	/* handed to the IP stack by mro_xmit() */ \
-	X(TX_ERRORS, tx_errors)		/* mro_xmit() failed: no route, no memory */ \
-	X(LOOPBACK_PACKETS, loopback_packets) /* delivered locally by mro_xmit() */ \
-	X(LOOPBACK_DROPS, loopback_drops) /* local target's queue was full */ \
-	X(LINK_DOWNED, link_downed)	/* port went from ACTIVE to DOWN */
-
-#define MRO_COUNTER_ENUM(suffix, str) MRO_CNT_##suffix,
 enum mro_counter {
-	MRO_COUNTER_LIST(MRO_COUNTER_ENUM)
+	MRO_CNT_RX_PACKETS,		/* handed to mro_rcv(): wire + loopback */
+	MRO_CNT_RX_UNKNOWN,		/* not MetaRoCE at all: dropped */
+	MRO_CNT_TX_PACKETS,		/* handed to the IP stack by mro_xmit() */
+	MRO_CNT_TX_ERRORS,		/* mro_xmit() failed: no route, no memory */
+	MRO_CNT_LOOPBACK_PACKETS,	/* delivered locally by mro_xmit() */
+	MRO_CNT_LOOPBACK_DROPS,		/* local target's queue was full */
+	MRO_CNT_LINK_DOWNED,		/* port went from ACTIVE to DOWN */
 	MRO_NUM_COUNTERS
 };
-
-#undef MRO_COUNTER_ENUM
 
 struct mro_counters {
 	u64 val[MRO_NUM_COUNTERS];
 };
 
-extern const char * const mro_counter_names[MRO_NUM_COUNTERS];
+extern const char * const mro_counter_names[];
 
 struct mro_dev {
 	struct ib_device ibdev;		/* first: ib_alloc_device() */

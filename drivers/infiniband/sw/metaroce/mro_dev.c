@@ -46,19 +46,20 @@ static DEFINE_MUTEX(mro_dev_lock);	/* mro_dev_list, mro_ndev_table */
 static DEFINE_HASHTABLE(mro_ndev_table, MRO_NDEV_HASH_BITS);
 static struct workqueue_struct *mro_wq;	/* unregistrations from the notifier */
 
-#define MRO_COUNTER_NAME(suffix, str) [MRO_CNT_##suffix] = #str,
-const char * const mro_counter_names[MRO_NUM_COUNTERS] = {
-	MRO_COUNTER_LIST(MRO_COUNTER_NAME)
+const char * const mro_counter_names[] = {
+	[MRO_CNT_RX_PACKETS] = "rx_packets",
+	[MRO_CNT_RX_UNKNOWN] = "rx_unknown",
+	[MRO_CNT_TX_PACKETS] = "tx_packets",
+	[MRO_CNT_TX_ERRORS] = "tx_errors",
+	[MRO_CNT_LOOPBACK_PACKETS] = "loopback_packets",
+	[MRO_CNT_LOOPBACK_DROPS] = "loopback_drops",
+	[MRO_CNT_LINK_DOWNED] = "link_downed",
 };
 
-#undef MRO_COUNTER_NAME
+static_assert(ARRAY_SIZE(mro_counter_names) == MRO_NUM_COUNTERS);
 
-#define MRO_COUNTER_DESC(suffix, str) [MRO_CNT_##suffix] = { .name = #str },
-static const struct rdma_stat_desc mro_stat_descs[MRO_NUM_COUNTERS] = {
-	MRO_COUNTER_LIST(MRO_COUNTER_DESC)
-};
-
-#undef MRO_COUNTER_DESC
+/* rdma hw_counters descriptors, filled from the names at module init */
+static struct rdma_stat_desc mro_stat_descs[MRO_NUM_COUNTERS];
 
 u64 mro_counter_read(struct mro_dev *dev, enum mro_counter c)
 {
@@ -632,7 +633,10 @@ static struct notifier_block mro_netdev_notifier = {
 
 int mro_dev_init(void)
 {
-	int err;
+	int err, i;
+
+	for (i = 0; i < MRO_NUM_COUNTERS; i++)
+		mro_stat_descs[i].name = mro_counter_names[i];
 
 	mro_wq = alloc_workqueue("metaroce", WQ_UNBOUND, 0);
 	if (!mro_wq)
