@@ -866,15 +866,20 @@ static void mrt_wire_drop_names(struct kunit *test)
 
 /* ------------------------------------------- layout vs the document -- */
 
+/*
+ * The tables of Documentation/wire-format.rst: every field with its offset
+ * and size, every struct with its size. Each field's offset is checked with
+ * offsetof(); its size follows because the fields of a table must tile the
+ * struct exactly (offset + size = next offset, last one ends at sizeof()).
+ */
 struct wire_field {
-	const char *name;
-	size_t offset, size;		/* from the compiler */
-	size_t doc_offset, doc_size;	/* from Documentation/wire-format.rst */
+	const char *type, *member;
+	size_t offset;			/* offsetof() */
+	size_t doc_offset, doc_size;	/* the document */
 };
 
-#define F(type, member, doc_off, doc_sz)				\
-	{ #type "." #member, offsetof(struct type, member),		\
-	  sizeof(((struct type *)0)->member), doc_off, doc_sz }
+#define F(type, member, doc_off, doc_sz) \
+	{ #type, #member, offsetof(struct type, member), doc_off, doc_sz }
 
 static const struct wire_field wire_fields[] = {
 	F(mrw_bth, ver_rsvd, 0, 1),
@@ -926,6 +931,7 @@ static const struct wire_field wire_fields[] = {
 	F(mrw_atomic_resp, rsvd, 12, 4),
 
 	F(mrw_imm, imm_data, 0, 4),
+
 	F(mrw_inv, inv_rkey, 0, 4),
 
 	F(mrw_ack, path_id, 0, 2),
@@ -960,30 +966,62 @@ static const struct wire_field wire_fields[] = {
 
 #undef F
 
+struct wire_struct {
+	const char *type;
+	size_t size;			/* sizeof() */
+	size_t doc_size;		/* the document */
+};
+
+static const struct wire_struct wire_structs[] = {
+	{ "mrw_bth", sizeof(struct mrw_bth), 32 },
+	{ "mrw_send", sizeof(struct mrw_send), 16 },
+	{ "mrw_write", sizeof(struct mrw_write), 32 },
+	{ "mrw_read_req", sizeof(struct mrw_read_req), 24 },
+	{ "mrw_read_resp", sizeof(struct mrw_read_resp), 16 },
+	{ "mrw_atomic", sizeof(struct mrw_atomic), 32 },
+	{ "mrw_atomic_resp", sizeof(struct mrw_atomic_resp), 16 },
+	{ "mrw_imm", sizeof(struct mrw_imm), 4 },
+	{ "mrw_inv", sizeof(struct mrw_inv), 4 },
+	{ "mrw_ack", sizeof(struct mrw_ack), 64 },
+	{ "mrw_nak", sizeof(struct mrw_nak), 16 },
+	{ "mrw_plane_adv", sizeof(struct mrw_plane_adv), 8 },
+	{ "mrw_plane_addr", sizeof(struct mrw_plane_addr), 24 },
+};
+
 static void mrt_wire_layout_matches_doc(struct kunit *test)
 {
-	size_t i;
+	size_t i, j, structs_seen = 0;
 
 	for (i = 0; i < ARRAY_SIZE(wire_fields); i++) {
 		const struct wire_field *f = &wire_fields[i];
+		const struct wire_field *next = i + 1 < ARRAY_SIZE(wire_fields) ?
+						&wire_fields[i + 1] : NULL;
+		size_t end = f->doc_offset + f->doc_size;
 
-		KUNIT_EXPECT_EQ_MSG(test, f->offset, f->doc_offset, "%s", f->name);
-		KUNIT_EXPECT_EQ_MSG(test, f->size, f->doc_size, "%s", f->name);
+		KUNIT_EXPECT_EQ_MSG(test, f->offset, f->doc_offset, "%s.%s",
+				    f->type, f->member);
+		if (next && !strcmp(next->type, f->type)) {
+			KUNIT_EXPECT_EQ_MSG(test, end, next->doc_offset,
+					    "%s.%s: gap or overlap", f->type,
+					    f->member);
+			continue;
+		}
+		/* last field of its struct: must end at sizeof() */
+		for (j = 0; j < ARRAY_SIZE(wire_structs); j++)
+			if (!strcmp(wire_structs[j].type, f->type))
+				break;
+		KUNIT_ASSERT_LT_MSG(test, j, ARRAY_SIZE(wire_structs), "%s",
+				    f->type);
+		KUNIT_EXPECT_EQ_MSG(test, end, wire_structs[j].size, "%s",
+				    f->type);
+		structs_seen++;
 	}
-	/* The size table of the document. */
-	KUNIT_EXPECT_EQ(test, sizeof(struct mrw_bth), 32);
-	KUNIT_EXPECT_EQ(test, sizeof(struct mrw_send), 16);
-	KUNIT_EXPECT_EQ(test, sizeof(struct mrw_write), 32);
-	KUNIT_EXPECT_EQ(test, sizeof(struct mrw_read_req), 24);
-	KUNIT_EXPECT_EQ(test, sizeof(struct mrw_read_resp), 16);
-	KUNIT_EXPECT_EQ(test, sizeof(struct mrw_atomic), 32);
-	KUNIT_EXPECT_EQ(test, sizeof(struct mrw_atomic_resp), 16);
-	KUNIT_EXPECT_EQ(test, sizeof(struct mrw_imm), 4);
-	KUNIT_EXPECT_EQ(test, sizeof(struct mrw_inv), 4);
-	KUNIT_EXPECT_EQ(test, sizeof(struct mrw_ack), 64);
-	KUNIT_EXPECT_EQ(test, sizeof(struct mrw_nak), 16);
-	KUNIT_EXPECT_EQ(test, sizeof(struct mrw_plane_adv), 8);
-	KUNIT_EXPECT_EQ(test, sizeof(struct mrw_plane_addr), 24);
+	KUNIT_EXPECT_EQ(test, structs_seen, ARRAY_SIZE(wire_structs));
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(wire_fields), 68);
+	for (j = 0; j < ARRAY_SIZE(wire_structs); j++)
+		KUNIT_EXPECT_EQ_MSG(test, wire_structs[j].size,
+				    wire_structs[j].doc_size, "sizeof(struct %s)",
+				    wire_structs[j].type);
 	/* Constants the document states. */
 	KUNIT_EXPECT_EQ(test, MRW_UDP_PORT, 4795);
 	KUNIT_EXPECT_EQ(test, MRW_VERSION, 1);

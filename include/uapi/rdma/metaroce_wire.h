@@ -138,7 +138,7 @@ struct mrw_inv {
 #define MRW_SACK_WORDS		(MRW_SACK_BITS / 64)
 
 /*
- * Path acknowledgement. SACK bit i (0..255) means PSN cum_psn + 1 + i was
+ * Path acknowledgment. SACK bit i (0..255) means PSN cum_psn + 1 + i was
  * received; bit i is the value (1 << (i % 64)) of be64 word sack[i / 64].
  * sack_bits is the index of the highest set bit plus one (0: none set).
  */

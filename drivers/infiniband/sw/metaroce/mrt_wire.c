@@ -19,56 +19,79 @@ struct mrt_op_desc {
 	bool single;		/* one-packet message: FIRST and LAST both set */
 	bool payload;		/* packets carry message bytes */
 	bool sequenced;		/* consumes a PSN on its path */
-	bool message;		/* belongs to a message: FIRST/LAST meaningful */
 };
 
-#define MSG_FLAGS (MRW_F_ACK_REQ | MRW_F_RETX | MRW_F_FIRST | MRW_F_LAST | \
-		   MRW_F_ACK)
+#define MRT_WIRE_MSG_FLAGS (MRW_F_ACK_REQ | MRW_F_RETX | MRW_F_FIRST | \
+			    MRW_F_LAST | MRW_F_ACK)
+
+static const struct mrt_op_desc mrt_desc_send = {
+	.hdr_len = MRW_SEND_LEN,
+	.allowed_flags = MRT_WIRE_MSG_FLAGS | MRW_F_SOLICITED | MRW_F_IMM | MRW_F_INV,
+	.payload = true, .sequenced = true,
+};
+
+static const struct mrt_op_desc mrt_desc_write = {
+	.hdr_len = MRW_WRITE_LEN,
+	.allowed_flags = MRT_WIRE_MSG_FLAGS | MRW_F_SOLICITED | MRW_F_IMM,
+	.payload = true, .sequenced = true,
+};
+
+static const struct mrt_op_desc mrt_desc_read_req = {
+	.hdr_len = MRW_READ_REQ_LEN, .allowed_flags = MRT_WIRE_MSG_FLAGS,
+	.single = true, .sequenced = true,
+};
+
+static const struct mrt_op_desc mrt_desc_read_resp = {
+	.hdr_len = MRW_READ_RESP_LEN, .allowed_flags = MRT_WIRE_MSG_FLAGS,
+	.payload = true, .sequenced = true,
+};
+
+static const struct mrt_op_desc mrt_desc_atomic = {
+	.hdr_len = MRW_ATOMIC_LEN, .allowed_flags = MRT_WIRE_MSG_FLAGS,
+	.single = true, .sequenced = true,
+};
+
+static const struct mrt_op_desc mrt_desc_atomic_resp = {
+	.hdr_len = MRW_ATOMIC_RESP_LEN, .allowed_flags = MRT_WIRE_MSG_FLAGS,
+	.single = true, .sequenced = true,
+};
+
+static const struct mrt_op_desc mrt_desc_plane_adv = {
+	.hdr_len = MRW_PLANE_ADV_LEN,
+	.allowed_flags = MRW_F_ACK_REQ | MRW_F_RETX | MRW_F_ACK,
+	.sequenced = true,
+};
+
+static const struct mrt_op_desc mrt_desc_ack = {
+	.hdr_len = MRW_ACK_LEN,
+};
+
+static const struct mrt_op_desc mrt_desc_nak = {
+	.hdr_len = MRW_NAK_LEN, .allowed_flags = MRW_F_ACK,
+};
 
 static const struct mrt_op_desc *mrt_op_desc(u8 opcode)
 {
-	static const struct mrt_op_desc send = {
-		MRW_SEND_LEN, MSG_FLAGS | MRW_F_SOLICITED | MRW_F_IMM | MRW_F_INV,
-		false, true, true, true };
-	static const struct mrt_op_desc write = {
-		MRW_WRITE_LEN, MSG_FLAGS | MRW_F_SOLICITED | MRW_F_IMM,
-		false, true, true, true };
-	static const struct mrt_op_desc read_req = {
-		MRW_READ_REQ_LEN, MSG_FLAGS, true, false, true, true };
-	static const struct mrt_op_desc read_resp = {
-		MRW_READ_RESP_LEN, MSG_FLAGS, false, true, true, true };
-	static const struct mrt_op_desc atomic = {
-		MRW_ATOMIC_LEN, MSG_FLAGS, true, false, true, true };
-	static const struct mrt_op_desc atomic_resp = {
-		MRW_ATOMIC_RESP_LEN, MSG_FLAGS, true, false, true, true };
-	static const struct mrt_op_desc plane_adv = {
-		MRW_PLANE_ADV_LEN, MRW_F_ACK_REQ | MRW_F_RETX | MRW_F_ACK,
-		false, false, true, false };
-	static const struct mrt_op_desc ack = {
-		MRW_ACK_LEN, 0, false, false, false, false };
-	static const struct mrt_op_desc nak = {
-		MRW_NAK_LEN, MRW_F_ACK, false, false, false, false };
-
 	switch (opcode) {
 	case MRW_OP_SEND:
-		return &send;
+		return &mrt_desc_send;
 	case MRW_OP_WRITE:
-		return &write;
+		return &mrt_desc_write;
 	case MRW_OP_READ_REQ:
-		return &read_req;
+		return &mrt_desc_read_req;
 	case MRW_OP_READ_RESP:
-		return &read_resp;
+		return &mrt_desc_read_resp;
 	case MRW_OP_CMP_SWP:
 	case MRW_OP_FETCH_ADD:
-		return &atomic;
+		return &mrt_desc_atomic;
 	case MRW_OP_ATOMIC_RESP:
-		return &atomic_resp;
+		return &mrt_desc_atomic_resp;
 	case MRW_OP_PLANE_ADV:
-		return &plane_adv;
+		return &mrt_desc_plane_adv;
 	case MRW_OP_ACK:
-		return &ack;
+		return &mrt_desc_ack;
 	case MRW_OP_NAK:
-		return &nak;
+		return &mrt_desc_nak;
 	}
 	return NULL;
 }
@@ -103,6 +126,7 @@ bool mrt_wire_op_sequenced(u8 opcode)
 
 	return d && d->sequenced;
 }
+
 MRT_EXPORT(mrt_wire_op_sequenced);
 
 bool mrt_wire_op_has_payload(u8 opcode)
@@ -111,6 +135,7 @@ bool mrt_wire_op_has_payload(u8 opcode)
 
 	return d && d->payload;
 }
+
 MRT_EXPORT(mrt_wire_op_has_payload);
 
 static const char * const mrt_drop_names[MRT_DROP_NR_REASONS] = {
@@ -144,6 +169,7 @@ const char *mrt_drop_reason_name(enum mrt_drop_reason reason)
 		return "unknown";
 	return mrt_drop_names[reason];
 }
+
 MRT_EXPORT(mrt_drop_reason_name);
 
 /* Number of significant bits of x (fls64 without depending on bitops). */
@@ -187,6 +213,7 @@ u16 mrt_wire_sack_bits(const struct mrt_sack256 *sack)
 			return (u16)(i * 64 + mrt_fls64(sack->w[i]));
 	return 0;
 }
+
 MRT_EXPORT(mrt_wire_sack_bits);
 
 static u32 mrt_ext_len(u8 flags)
@@ -228,6 +255,7 @@ u32 mrt_wire_hdr_len(u8 opcode, u8 flags, u8 num_planes)
 	}
 	return len;
 }
+
 MRT_EXPORT(mrt_wire_hdr_len);
 
 /* va .. va + len - 1 must not wrap past 2^64. */
@@ -500,6 +528,7 @@ enum mrt_drop_reason mrt_wire_parse_hdr(const void *buf, u32 hdr_avail,
 	}
 	return MRT_DROP_NONE;
 }
+
 MRT_EXPORT(mrt_wire_parse_hdr);
 
 enum mrt_drop_reason mrt_wire_parse(const void *buf, u32 len,
@@ -507,6 +536,7 @@ enum mrt_drop_reason mrt_wire_parse(const void *buf, u32 len,
 {
 	return mrt_wire_parse_hdr(buf, len, len, out);
 }
+
 MRT_EXPORT(mrt_wire_parse);
 
 /* ---------------------------------------------------------- encoders -- */
@@ -528,6 +558,7 @@ void mrt_wire_put_bth(struct mrw_bth *h, const struct mrt_pkt_info *pi,
 	h->payload_len = cpu_to_be16((u16)pi->payload_len);
 	h->rsvd = 0;
 }
+
 MRT_EXPORT(mrt_wire_put_bth);
 
 void mrt_wire_put_send(struct mrw_send *h, const struct mrt_pkt_info *pi)
@@ -537,6 +568,7 @@ void mrt_wire_put_send(struct mrw_send *h, const struct mrt_pkt_info *pi)
 	h->offset = cpu_to_be32(pi->offset);
 	h->msg_len = cpu_to_be32(pi->msg_len);
 }
+
 MRT_EXPORT(mrt_wire_put_send);
 
 void mrt_wire_put_write(struct mrw_write *h, const struct mrt_pkt_info *pi)
@@ -549,6 +581,7 @@ void mrt_wire_put_write(struct mrw_write *h, const struct mrt_pkt_info *pi)
 	h->rsn = cpu_to_be32(pi->rsn);
 	h->rsvd = 0;
 }
+
 MRT_EXPORT(mrt_wire_put_write);
 
 void mrt_wire_put_read_req(struct mrw_read_req *h,
@@ -560,6 +593,7 @@ void mrt_wire_put_read_req(struct mrw_read_req *h,
 	h->msn = cpu_to_be32(pi->msn);
 	h->rsvd = 0;
 }
+
 MRT_EXPORT(mrt_wire_put_read_req);
 
 void mrt_wire_put_read_resp(struct mrw_read_resp *h,
@@ -570,6 +604,7 @@ void mrt_wire_put_read_resp(struct mrw_read_resp *h,
 	h->msg_len = cpu_to_be32(pi->msg_len);
 	h->rsvd = 0;
 }
+
 MRT_EXPORT(mrt_wire_put_read_resp);
 
 void mrt_wire_put_atomic(struct mrw_atomic *h, const struct mrt_pkt_info *pi)
@@ -580,6 +615,7 @@ void mrt_wire_put_atomic(struct mrw_atomic *h, const struct mrt_pkt_info *pi)
 	h->rkey = cpu_to_be32(pi->rkey);
 	h->msn = cpu_to_be32(pi->msn);
 }
+
 MRT_EXPORT(mrt_wire_put_atomic);
 
 void mrt_wire_put_atomic_resp(struct mrw_atomic_resp *h,
@@ -589,6 +625,7 @@ void mrt_wire_put_atomic_resp(struct mrw_atomic_resp *h,
 	h->msn = cpu_to_be32(pi->msn);
 	h->rsvd = 0;
 }
+
 MRT_EXPORT(mrt_wire_put_atomic_resp);
 
 void mrt_wire_put_ack(struct mrw_ack *h, const struct mrt_wire_ack *ack)
@@ -609,6 +646,7 @@ void mrt_wire_put_ack(struct mrw_ack *h, const struct mrt_wire_ack *ack)
 	for (i = 0; i < MRT_SACK_WORDS; i++)
 		h->sack[i] = cpu_to_be64(ack->sack.w[i]);
 }
+
 MRT_EXPORT(mrt_wire_put_ack);
 
 void mrt_wire_put_nak(struct mrw_nak *h, const struct mrt_wire_nak *nak)
@@ -620,6 +658,7 @@ void mrt_wire_put_nak(struct mrw_nak *h, const struct mrt_wire_nak *nak)
 	h->msn = cpu_to_be32(nak->msn);
 	h->rnr_wait_us = cpu_to_be32(nak->rnr_wait_us);
 }
+
 MRT_EXPORT(mrt_wire_put_nak);
 
 void mrt_wire_put_plane_adv(struct mrw_plane_adv *h,
@@ -640,6 +679,7 @@ void mrt_wire_put_plane_adv(struct mrw_plane_adv *h,
 		memcpy(entries[i].addr, p->addr, sizeof(entries[i].addr));
 	}
 }
+
 MRT_EXPORT(mrt_wire_put_plane_adv);
 
 static void mrt_put_op_hdr(u8 *p, const struct mrt_pkt_info *pi)
@@ -724,6 +764,7 @@ int mrt_wire_build(void *buf, u32 buf_len, const struct mrt_pkt_info *pi)
 		return MRT_WIRE_EINVAL;
 	return (int)hdr_len;
 }
+
 MRT_EXPORT(mrt_wire_build);
 
 u32 mrt_wire_max_payload(u32 ip_mtu, bool ipv6)
@@ -733,6 +774,7 @@ u32 mrt_wire_max_payload(u32 ip_mtu, bool ipv6)
 
 	return ip_mtu > overhead ? ip_mtu - overhead : 0;
 }
+
 MRT_EXPORT(mrt_wire_max_payload);
 
 u32 mrt_wire_port_mtu(u32 ip_mtu, bool ipv6)
@@ -745,4 +787,5 @@ u32 mrt_wire_port_mtu(u32 ip_mtu, bool ipv6)
 			return mtu;
 	return 0;
 }
+
 MRT_EXPORT(mrt_wire_port_mtu);
