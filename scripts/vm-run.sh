@@ -57,6 +57,9 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$script" ] || { echo "vm-run: --script is required" >&2; exit 2; }
 script=$(realpath "$script")
+case "$script" in
+/tmp/*) echo "vm-run: $script: the guest mounts its own /tmp; keep scripts elsewhere" >&2; exit 2 ;;
+esac
 [ -x "$script" ] || [ -f "$script" ] || { echo "vm-run: no script $script" >&2; exit 2; }
 script_args="$*"
 
@@ -131,7 +134,7 @@ for ((g = 0; g < guests; g++)); do
 		      -device "virtio-net-pci,netdev=n$l,mac=$mac")
 	done
 	[ "$links" -gt 0 ] || net=(-nic none)
-	cmdline="console=ttyS0 panic=-1 loglevel=4 net.ifnames=0 rw"
+	cmdline="console=ttyS0 panic=-1 loglevel=5 net.ifnames=0 rw"
 	cmdline+=" mro_script=$script mro_top=$TOP mro_ko=$ko mro_guest=$g"
 	cmdline+=" mro_guests=$guests mro_links=$links mro_kver=$kver mro_modroot=$modroot"
 	[ -z "$script_args" ] || cmdline+=" mro_args=$(echo "$script_args" | tr ' ' ',')"
