@@ -541,6 +541,7 @@ static enum kunit_status run_suite(struct kunit_suite *suite, size_t number)
 	printf(KUNIT_SUBTEST_INDENT "KTAP version 1\n");
 	printf(KUNIT_SUBTEST_INDENT "# Subtest: %s\n", suite->name);
 	printf(KUNIT_SUBTEST_INDENT "1..%zu\n", num_selected_cases(suite));
+	fflush(stdout);
 
 	kunit_suite_for_each_test_case(suite, test_case) {
 		struct result_stats param_stats = { 0 };
