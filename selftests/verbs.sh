@@ -29,6 +29,9 @@ check "veth vt0 198.18.20.1/24" -- setup
 check "load rdma_metaroce" -- load_metaroce
 check "rdma link add mrv0 on vt0" -- rdma link add mrv0 type metaroce netdev vt0
 ok "$(wait_for 10 has_gid; echo $?)" "IPv4 GID of 198.18.20.1 populated"
+# the MAD layer creates the GSI QP (QPN 1) at registration; rdma_cm needs it
+gsi_qp() { rdma resource show qp link mrv0/1 2>/dev/null | grep -q 'lqpn 1 '; }
+ok "$(gsi_qp; echo $?)" "GSI QP1 exists (rdma resource show qp)"
 [ -f "$TEST_KO" ] || diag "no $TEST_KO: make -C KDIR M=\$PWD/selftests/kmod"
 
 dmesg -C

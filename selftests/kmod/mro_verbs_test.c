@@ -87,6 +87,7 @@ struct test_ctx {
 	int cq_err_events;
 	int srq_limit_events;
 	int qp_events;
+	struct ib_wc wc[16];	/* off the stack: KASAN frames are large */
 };
 
 static void comp_handler(struct ib_cq *cq, void *ctx)
@@ -455,7 +456,7 @@ static void test_rc_qp(struct test_ctx *t, int (*run_local)(struct ib_qp *),
 	struct ib_qp_init_attr init;
 	struct ib_sge sge[3];
 	struct ib_qp_attr a;
-	struct ib_wc wc[16];
+	struct ib_wc *wc = t->wc;
 	struct ib_reg_wr reg;
 	const struct ib_send_wr *bad;
 	struct ib_send_wr inv;

@@ -394,8 +394,8 @@ void mro_qp_put(struct mro_qp *qp);
 /*
  * Hook for the transport engine: called (outside any verbs lock) after
  * post_send queued at least one WQE on a QP in RTS, and after the SQ is
- * re-enabled (SQD -> RTS). Currently a no-op: the transport engineer
- * fills it (schedule the QP's send work). Must not sleep.
+ * re-enabled (SQD -> RTS). Hands the QP to the transport
+ * (mro_req_kick()). Must not sleep.
  */
 void mro_qp_kick_sq(struct mro_qp *qp);
 
