@@ -8,17 +8,19 @@
 # selftests/kmod/mro_xfer.ko moving verified data from mra to mrb (Writes,
 # Sends, Reads, atomics) once per netem setting on the sender's egress (va).
 #
+# usage: xfer.sh [MB [SCENARIO_REGEX]]  (vm-run.sh ... --script xfer.sh -- 32 loss)
 # Environment: XFER_MB (default 256) payload per run, XFER_TIMEOUT (default
 # 900) seconds per run, XFER_PATHS module parameter paths (default: unset).
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
 XFER_KO=${XFER_KO:-$PWD/selftests/kmod/mro_xfer.ko}
-XFER_MB=${XFER_MB:-256}
+XFER_MB=${1:-${XFER_MB:-256}}
+XFER_ONLY=${2:-.}
 XFER_TIMEOUT=${XFER_TIMEOUT:-900}
 
 # name|netem arguments ("" = no qdisc)
-scenarios=(
+all_scenarios=(
 	"loss0|"
 	"loss1|loss 1%"
 	"loss5|loss 5%"
@@ -26,6 +28,10 @@ scenarios=(
 	"reorder|delay 1ms 1ms reorder 25% 50%"
 	"dup1|duplicate 1%"
 )
+scenarios=()
+for sc in "${all_scenarios[@]}"; do
+	[[ ${sc%%|*} =~ $XFER_ONLY ]] && scenarios+=("$sc")
+done
 
 plan $((3 + 4 * ${#scenarios[@]} + 1))
 
@@ -34,6 +40,7 @@ if [ ! -f "$XFER_KO" ]; then
 fi
 
 setup() {
+	modprobe veth && modprobe sch_netem &&
 	ip netns add a && ip netns add b &&
 	ip -n a link set lo up && ip -n b link set lo up &&
 	ip link add va netns a type veth peer name vb netns b &&
@@ -95,7 +102,7 @@ for sc in "${scenarios[@]}"; do
 	fi
 	dt=$((SECONDS - t0))
 	log=$(dmesg | sed -n "/$mark/,\$p")
-	echo "$log" | grep -E 'mro_xfer|^\[.*\] (not )?ok ' | sed 's/^/# /'
+	echo "$log" | grep -E 'mro_xfer|metaroce|\] (not )?ok ' | sed 's/^/# /'
 	ok $rc "$name: mro_xfer data verified, every message completed once (rc $rc)"
 	[ $dt -lt "$XFER_TIMEOUT" ]
 	ok $? "$name: finished in bounded time (${dt}s)"

@@ -25,6 +25,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cache.h>
 #include <net/ipv6.h>
+#include <linux/scatterlist.h>
+#include <rdma/ib_verbs.h>
 
 static char *dev_a = "mra";
 module_param(dev_a, charp, 0444);
@@ -68,7 +70,7 @@ struct xfer_side {
 	enum ib_mtu active_mtu;
 	void *src;		/* XFER_BUF_SIZE bytes, source of outgoing data */
 	void *dst;		/* XFER_BUF_SIZE bytes, landing zone */
-	u64 *atom;		/* 8-byte aligned atomic target / result */
+	u64 *atom;		/* 8-byte aligned atomic result */
 	wait_queue_head_t wq;
 	atomic_t events;
 	u64 completions;
@@ -480,33 +482,50 @@ static const u32 xfer_sizes[] = {
 	1, 7, 64, 1000, 4095, 4096, 4097, 16384, 65536, 262144, 1048576,
 };
 
+/* Messages per size before the phase moves on (small sizes are slow). */
+#define XFER_MSGS_PER_SIZE	1024
+
 /*
- * Move budget bytes with one kind of operation, spread over every size
- * (at least one batch per size), and print one TAP line.
+ * Move budget bytes with one kind of operation: every size gets up to
+ * XFER_MSGS_PER_SIZE messages (and at most its share of the budget), then
+ * the largest size carries the rest. Prints one TAP line.
  */
 static void xfer_phase(struct xfer_ctx *x, enum xfer_kind kind, u64 budget)
 {
 	u64 per_size = budget / ARRAY_SIZE(xfer_sizes), moved = 0, msgs = 0;
 	u64 seed = (u64)kind << 48, t0 = ktime_get_ns(), ns;
-	unsigned int si;
+	unsigned int si, last = 0;
 	int ret = 0;
 
 	for (si = 0; si < ARRAY_SIZE(xfer_sizes) && !ret; si++) {
 		u32 size = xfer_sizes[si], n;
-		u64 done = 0;
+		u64 done = 0, count = 0;
 
 		if (size > max_size)
 			break;
+		last = si;
 		n = min_t(u32, depth, XFER_BUF_SIZE / size);
 		n = clamp_t(u32, n, 1, XFER_MAX_DEPTH);
 		do {
 			ret = xfer_batch(x, kind, size, n, seed);
 			seed += n;
 			done += (u64)n * size;
-			msgs += n;
+			count += n;
 			cond_resched();
-		} while (!ret && done < per_size);
+		} while (!ret && done < per_size && count < XFER_MSGS_PER_SIZE);
 		moved += done;
+		msgs += count;
+	}
+	while (!ret && moved < budget) {
+		u32 size = xfer_sizes[last];
+		u32 n = clamp_t(u32, min_t(u32, depth, XFER_BUF_SIZE / size), 1,
+				XFER_MAX_DEPTH);
+
+		ret = xfer_batch(x, kind, size, n, seed);
+		seed += n;
+		moved += (u64)n * size;
+		msgs += n;
+		cond_resched();
 	}
 	ns = ktime_get_ns() - t0;
 	if (ret)
@@ -518,17 +537,81 @@ static void xfer_phase(struct xfer_ctx *x, enum xfer_kind kind, u64 budget)
 		 ns ? div64_u64(moved * 8000, ns) : 0);
 }
 
+/*
+ * The global rkey carries no REMOTE_ATOMIC right, so b registers the
+ * atomic target page with a fast-reg MR (IB_WR_REG_MR on b's SQ).
+ */
+static struct ib_mr *xfer_reg_atomic_mr(struct xfer_ctx *x, struct page *page,
+					struct scatterlist *sg)
+{
+	struct xfer_side *b = &x->b;
+	const struct ib_send_wr *bad;
+	struct ib_reg_wr reg = {};
+	struct ib_mr *mr;
+	struct ib_wc wc;
+	int ret;
+
+	mr = ib_alloc_mr(b->pd, IB_MR_TYPE_MEM_REG, 1);
+	if (IS_ERR(mr))
+		return mr;
+	sg_init_table(sg, 1);
+	sg_set_page(sg, page, PAGE_SIZE, 0);
+	ret = -EIO;
+	if (ib_dma_map_sg(b->dev, sg, 1, DMA_BIDIRECTIONAL) != 1)
+		goto err;
+	if (ib_map_mr_sg(mr, sg, 1, NULL, PAGE_SIZE) != 1)
+		goto err_unmap;
+	ib_update_fast_reg_key(mr, 0x42);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_id = 0xa70;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_ATOMIC |
+		     IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
+	ret = ib_post_send(b->qp, &reg.wr, &bad);
+	if (ret)
+		goto err_unmap;
+	if (!xfer_poll_one(b, &wc) || wc.status != IB_WC_SUCCESS ||
+	    wc.wr_id != 0xa70) {
+		ret = -EIO;
+		goto err_unmap;
+	}
+	return mr;
+err_unmap:
+	ib_dma_unmap_sg(b->dev, sg, 1, DMA_BIDIRECTIONAL);
+err:
+	ib_dereg_mr(mr);
+	return ERR_PTR(ret);
+}
+
 static void xfer_atomics(struct xfer_ctx *x)
 {
 	struct xfer_side *a = &x->a, *b = &x->b;
 	const struct ib_send_wr *bad;
 	struct ib_atomic_wr wr = {};
-	u64 *target = b->atom, *result = a->atom;
+	u64 *target, *result = a->atom;
 	u64 start = 0x1000000000ULL, expect;
+	struct scatterlist sg;
+	struct page *page;
 	struct ib_sge sge;
+	struct ib_mr *mr;
 	struct ib_wc wc;
 	int i, ret;
 
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page) {
+		xfer_tap(x, false, "atomics: no memory");
+		return;
+	}
+	mr = xfer_reg_atomic_mr(x, page, &sg);
+	if (IS_ERR(mr)) {
+		xfer_tap(x, false, "atomics: REG_MR of the target failed (%ld)",
+			 PTR_ERR(mr));
+		__free_page(page);
+		return;
+	}
+	target = page_address(page) + 64;
 	*target = start;
 	for (i = 0; i < XFER_ATOMIC_OPS; i++) {
 		*result = 0xdeadbeef;
@@ -539,8 +622,8 @@ static void xfer_atomics(struct xfer_ctx *x)
 		wr.wr.sg_list = &sge;
 		wr.wr.num_sge = 1;
 		wr.wr.send_flags = IB_SEND_SIGNALED;
-		wr.remote_addr = (u64)(uintptr_t)target;
-		wr.rkey = b->pd->unsafe_global_rkey;
+		wr.remote_addr = mr->iova + 64;
+		wr.rkey = mr->rkey;
 		expect = start + (u64)i * 3;
 		if (i % 2) {
 			/* swap in the value the next fetch-add expects */
@@ -556,13 +639,17 @@ static void xfer_atomics(struct xfer_ctx *x)
 		    wc.status != IB_WC_SUCCESS || *result != expect) {
 			xfer_tap(x, false, "atomic %d: ret %d status %d result %llx want %llx",
 				 i, ret, wc.status, *result, expect);
-			return;
+			goto out;
 		}
 	}
 	expect = start + (u64)XFER_ATOMIC_OPS * 3;
 	xfer_tap(x, *target == expect,
 		 "atomics: %d fetch_add/cmp_swap, final %llx (want %llx)",
 		 XFER_ATOMIC_OPS, *target, expect);
+out:
+	ib_dma_unmap_sg(b->dev, &sg, 1, DMA_BIDIRECTIONAL);
+	ib_dereg_mr(mr);
+	__free_page(page);
 }
 
 /* Last phase: it moves the QP to ERR. */

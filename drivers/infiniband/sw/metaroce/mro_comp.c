@@ -247,16 +247,26 @@ void mro_comp_run(struct mro_conn *conn)
 	unsigned long flags;
 	int n, i;
 
+	mro_conn_lock(conn);
+	/*
+	 * CQEs are gathered under the lock and posted after it: only one
+	 * context may do that at a time or two batches could overtake each
+	 * other. A second caller leaves a note for the one at work.
+	 */
+	if (conn->completing) {
+		conn->comp_again = true;
+		spin_unlock_bh(&conn->lock);
+		return;
+	}
+	conn->completing = true;
 	do {
 		n = 0;
 		fatal = false;
 		freed_credit = false;
 		drained = false;
-		mro_conn_lock(conn);
-		if (conn->dead || !conn->tx_ready) {
-			spin_unlock_bh(&conn->lock);
-			return;
-		}
+		conn->comp_again = false;
+		if (conn->dead || !conn->tx_ready)
+			break;
 		while (n < MRO_SWC_BATCH && conn->sq_done != conn->sq_admit) {
 			wqe = mro_wq_slot(&qp->sq, conn->sq_done);
 			sqe = mro_sqe_of(conn, conn->sq_done);
@@ -300,6 +310,7 @@ void mro_comp_run(struct mro_conn *conn)
 			if (sqe->flags & MRO_SQE_ERROR) {
 				fatal = true;
 				conn->dead = true;
+				mro_conn_dump(conn, "failed");
 				break;
 			}
 		}
@@ -312,13 +323,14 @@ void mro_comp_run(struct mro_conn *conn)
 		mro_conn_unlock_xmit(conn);
 		for (i = 0; i < n; i++)
 			mro_cq_post(qp->scq, &wc[i], false);
-		if (fatal) {
+		if (fatal)
 			mro_qp_fatal(qp);
-			return;
-		}
 		if (drained)
 			mro_qp_sq_drained(qp);
 		if (freed_credit)
 			mro_req_push(conn);
-	} while (n == MRO_SWC_BATCH);
+		mro_conn_lock(conn);
+	} while (!fatal && (n == MRO_SWC_BATCH || conn->comp_again));
+	conn->completing = false;
+	spin_unlock_bh(&conn->lock);
 }

@@ -113,6 +113,37 @@ void mro_conn_unlock_xmit(struct mro_conn *conn)
 	}
 }
 
+/* One-time picture of a connection that failed: why is in the numbers. */
+void mro_conn_dump(struct mro_conn *conn, const char *why)
+{
+	struct mro_conn_stats *st = &conn->stats;
+	u16 i;
+
+	pr_warn("metaroce: qp %u -> %u %s: tx %llu (retx %llu, acks %llu, naks %llu, err %llu) rx %llu (acks %llu, naks %llu, dup-placed %llu, rnr %llu, access %llu) sq admit %u done %u rd_atomic %u fatal %d\n",
+		conn->qp->ibqp.qp_num, conn->qp->dest_qp_num, why,
+		st->tx_pkts, st->tx_retx, st->tx_acks, st->tx_naks, st->tx_err,
+		st->rx_pkts, st->rx_acks, st->rx_naks, st->rx_dup_placed,
+		st->rx_rnr, st->rx_access_err, conn->sq_admit, conn->sq_done,
+		conn->rd_atomic_out, conn->fatal_status);
+	for (i = 0; i < MRT_DROP_NR_REASONS; i++)
+		if (st->drops[i])
+			pr_warn("metaroce:   drop %s %llu\n",
+				mrt_drop_reason_name(i), st->drops[i]);
+	for (i = 0; i < conn->nr_paths; i++) {
+		struct mrt_path *p = &conn->paths[i];
+
+		pr_warn("metaroce:   path %u port %u state %u tx next %u una %u inflight %u srtt %u rto %llu | rx cum %u high %u\n",
+			i, conn->sport[i], p->tx.state, p->tx.next_psn,
+			p->tx.una, p->tx.inflight, p->tx.srtt_ns,
+			p->tx.rto_base_ns, p->rx.cum_psn, p->rx.high_psn);
+	}
+	pr_warn("metaroce:   core retxq %u qwnd %u inflight %u req stream next %u una %u send %u; rx next msn %u\n",
+		conn->core.retxq_len, mrt_conn_qwnd(&conn->core),
+		mrt_conn_inflight(&conn->core),
+		conn->tx_streams[0].next_msn, conn->tx_streams[0].una_msn,
+		conn->tx_streams[0].send_msn, conn->rx_req.next_msn);
+}
+
 void mro_conn_fill_bth(struct mro_conn *conn, struct mrt_pkt_info *pi,
 		       u8 opcode, u16 stream, u16 path_id)
 {
@@ -296,7 +327,6 @@ err:
 static void mro_conn_start_tx(struct mro_conn *conn)
 {
 	struct mro_qp *qp = conn->qp;
-	u64 now = mro_now_ns();
 	u16 i;
 
 	mro_conn_lock(conn);
@@ -311,7 +341,7 @@ static void mro_conn_start_tx(struct mro_conn *conn)
 		conn->retry_ns = qp->timeout ?
 			(4096ULL << min_t(u8, qp->timeout, 31)) *
 			((u64)qp->retry_cnt + 1) : 0;
-		conn->last_progress_ns = now;
+		conn->last_progress_ns = mro_now_ns();
 		conn->sq_admit = qp->sq.cons;
 		conn->sq_done = qp->sq.cons;
 		conn->tx_ready = true;

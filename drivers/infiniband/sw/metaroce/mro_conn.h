@@ -111,6 +111,10 @@ struct mro_conn {
 	bool dead;		/* ERR or going away: nothing more happens */
 	bool pushing;		/* one context runs the tx loop at a time */
 	bool push_again;	/* ...and another asked it to go round again */
+	bool completing;	/* one context posts send CQEs at a time */
+	bool comp_again;
+	bool rx_completing;	/* one context posts receive CQEs at a time */
+	bool rx_comp_again;
 	u16 nr_paths;
 	u32 mtu;		/* payload bytes per packet */
 	u32 tx_token;		/* token we put in our packets */
@@ -186,6 +190,7 @@ static inline u64 mro_now_ns(void)
 	return ktime_get_ns();
 }
 
+void mro_conn_dump(struct mro_conn *conn, const char *why);
 void mro_conn_lock(struct mro_conn *conn);
 /* Unlock, send what was queued, post nothing else. */
 void mro_conn_unlock_xmit(struct mro_conn *conn);

@@ -589,8 +589,8 @@ static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 {
 	struct ib_wc wc[MRO_RWC_BATCH];
 	u32 rx_flags = 0;
-	u64 now = mro_now_ns();
 	enum mrt_drop_reason why = MRT_DROP_NONE;
+	u64 now;
 	bool solicited, more;
 	int n;
 
@@ -602,6 +602,7 @@ static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 		rx_flags |= MRT_RXF_ACK_REQ;
 
 	mro_conn_lock(conn);
+	now = mro_now_ns();	/* under the lock: time never goes back */
 	if (conn->dead) {
 		why = MRT_DROP_BAD_QP_STATE;
 		goto unlock;
@@ -647,15 +648,26 @@ static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 unlock:
 	if (why != MRT_DROP_NONE)
 		mro_conn_count_drop(conn, why);
+	/* one context posts receive CQEs at a time, as for send CQEs */
+	if (conn->rx_completing) {
+		conn->rx_comp_again = true;
+		mro_conn_unlock_xmit(conn);
+		goto send_cqes;
+	}
+	conn->rx_completing = true;
 	do {
+		conn->rx_comp_again = false;
 		n = conn->dead ? 0 : mro_resp_release(conn, wc, &solicited,
 						      &more);
+		/* READ / atomic responses released just now go out */
+		mro_req_push_locked(conn);
 		mro_conn_unlock_xmit(conn);
 		mro_resp_post_wcs(conn, wc, n, solicited);
-		if (!more)
-			break;
 		mro_conn_lock(conn);
-	} while (1);
+	} while (more || conn->rx_comp_again);
+	conn->rx_completing = false;
+	mro_conn_unlock_xmit(conn);
+send_cqes:
 	mro_comp_run(conn);
 	return why;
 }

@@ -61,10 +61,12 @@ void mro_timer_rearm_locked(struct mro_conn *conn, u64 now)
 static enum hrtimer_restart mro_timer_fire(struct hrtimer *t)
 {
 	struct mro_conn *conn = container_of(t, struct mro_conn, timer);
-	u64 now = mro_now_ns(), dl;
+	u64 now, dl;
 	u16 i;
 
 	mro_conn_lock(conn);
+	/* read under the lock: others store times they read under it */
+	now = mro_now_ns();
 	conn->timer_at = 0;
 	if (conn->dead) {
 		spin_unlock_bh(&conn->lock);
@@ -73,7 +75,7 @@ static enum hrtimer_restart mro_timer_fire(struct hrtimer *t)
 	if (conn->tx_ready) {
 		mrt_conn_on_timer(&conn->core, now);
 		if (conn->retry_ns && mro_conn_outstanding(conn) &&
-		    now - conn->last_progress_ns > conn->retry_ns &&
+		    (s64)(now - conn->last_progress_ns) > (s64)conn->retry_ns &&
 		    conn->fatal_status < 0)
 			conn->fatal_status = IB_WC_RETRY_EXC_ERR;
 	}
