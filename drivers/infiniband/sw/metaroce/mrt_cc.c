@@ -98,7 +98,7 @@ const struct mrt_cc_ops mrt_cc_aimd = {
 	.on_rto = mrt_aimd_on_rto,
 	.pwnd = mrt_aimd_pwnd,
 };
-MRT_EXPORT(mrt_cc_aimd);
+EXPORT_SYMBOL_NS_GPL(mrt_cc_aimd, METAROCE_CORE);
 
 /* ------------------------------------------------------------ fixed -- */
 
@@ -128,7 +128,7 @@ const struct mrt_cc_ops mrt_cc_fixed = {
 	.on_rto = mrt_fixed_event,
 	.pwnd = mrt_fixed_pwnd,
 };
-MRT_EXPORT(mrt_cc_fixed);
+EXPORT_SYMBOL_NS_GPL(mrt_cc_fixed, METAROCE_CORE);
 
 /* --------------------------------------------------------- registry -- */
 
@@ -141,7 +141,7 @@ const struct mrt_cc_ops *mrt_cc_get(u32 index)
 {
 	return index < ARRAY_SIZE(mrt_cc_table) ? mrt_cc_table[index] : NULL;
 }
-MRT_EXPORT(mrt_cc_get);
+EXPORT_SYMBOL_NS_GPL(mrt_cc_get, METAROCE_CORE);
 
 const struct mrt_cc_ops *mrt_cc_find(const char *name)
 {
@@ -154,13 +154,13 @@ const struct mrt_cc_ops *mrt_cc_find(const char *name)
 			return mrt_cc_table[i];
 	return NULL;
 }
-MRT_EXPORT(mrt_cc_find);
+EXPORT_SYMBOL_NS_GPL(mrt_cc_find, METAROCE_CORE);
 
 const struct mrt_cc_ops *mrt_cc_default(void)
 {
 	return &mrt_cc_aimd;
 }
-MRT_EXPORT(mrt_cc_default);
+EXPORT_SYMBOL_NS_GPL(mrt_cc_default, METAROCE_CORE);
 
 /* ------------------------------------------------------- fair share -- */
 
@@ -218,7 +218,7 @@ void mrt_rate_share(u32 link_mbps, u32 nr, const u32 *demand_mbps,
 		if (!share_mbps[i])
 			share_mbps[i] = 1;
 }
-MRT_EXPORT(mrt_rate_share);
+EXPORT_SYMBOL_NS_GPL(mrt_rate_share, METAROCE_CORE);
 
 u32 mrt_rate_hint(u32 link_mbps, u32 active_senders)
 {
@@ -226,7 +226,7 @@ u32 mrt_rate_hint(u32 link_mbps, u32 active_senders)
 
 	return (u32)max_t(u64, 1, usable / max_t(u32, active_senders, 1));
 }
-MRT_EXPORT(mrt_rate_hint);
+EXPORT_SYMBOL_NS_GPL(mrt_rate_hint, METAROCE_CORE);
 
 u32 mrt_rate_hint_window(u32 hint_mbps, u32 srtt_ns, u32 mtu)
 {
@@ -239,4 +239,4 @@ u32 mrt_rate_hint_window(u32 hint_mbps, u32 srtt_ns, u32 mtu)
 	pkts = DIV_ROUND_UP(bytes, max_t(u32, mtu, 1));
 	return (u32)clamp_t(u64, pkts, 1, 0xffffffffULL);
 }
-MRT_EXPORT(mrt_rate_hint_window);
+EXPORT_SYMBOL_NS_GPL(mrt_rate_hint_window, METAROCE_CORE);

@@ -39,7 +39,7 @@ int mrt_conn_init(struct mrt_conn *c, const struct mrt_conn_cfg *cfg)
 	}
 	return 0;
 }
-MRT_EXPORT(mrt_conn_init);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_init, METAROCE_CORE);
 
 /* ------------------------------------------------- retransmit queue -- */
 
@@ -99,7 +99,7 @@ u32 mrt_conn_qwnd(const struct mrt_conn *c)
 			q += mrt_conn_pwnd(c, &c->paths[i]);
 	return q;
 }
-MRT_EXPORT(mrt_conn_qwnd);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_qwnd, METAROCE_CORE);
 
 u32 mrt_conn_inflight(const struct mrt_conn *c)
 {
@@ -110,7 +110,7 @@ u32 mrt_conn_inflight(const struct mrt_conn *c)
 		n += c->paths[i].tx.inflight;
 	return n;
 }
-MRT_EXPORT(mrt_conn_inflight);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_inflight, METAROCE_CORE);
 
 u32 mrt_conn_rate_cap(const struct mrt_conn *c)
 {
@@ -135,7 +135,7 @@ u32 mrt_conn_rate_cap(const struct mrt_conn *c)
 	return mrt_rate_hint_window(c->rate_hint_mbps, (u32)(weighted / wsum),
 				    c->mtu);
 }
-MRT_EXPORT(mrt_conn_rate_cap);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_rate_cap, METAROCE_CORE);
 
 int mrt_conn_set_active(struct mrt_conn *c, u16 nr_active, u64 now_ns)
 {
@@ -161,7 +161,7 @@ int mrt_conn_set_active(struct mrt_conn *c, u16 nr_active, u64 now_ns)
 	c->nr_active = nr_active;
 	return 0;
 }
-MRT_EXPORT(mrt_conn_set_active);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_set_active, METAROCE_CORE);
 
 /* ---------------------------------------------------- path choice -- */
 
@@ -335,7 +335,7 @@ int mrt_conn_next_tx(struct mrt_conn *c, u64 now_ns, u64 new_handle,
 	c->stats.tx_new++;
 	return mrt_conn_emit(c, path, new_handle, MRT_TX_NEW, 0, now_ns, out);
 }
-MRT_EXPORT(mrt_conn_next_tx);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_next_tx, METAROCE_CORE);
 
 /* -------------------------------------------------- acks and timers -- */
 
@@ -413,7 +413,7 @@ int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 		c->cc->on_ack(&p->cc, &ev);
 	return 0;
 }
-MRT_EXPORT(mrt_conn_on_ack);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_on_ack, METAROCE_CORE);
 
 static void mrt_conn_mark_failed(struct mrt_conn *c, u16 i)
 {
@@ -441,7 +441,7 @@ u64 mrt_conn_next_deadline(const struct mrt_conn *c)
 	}
 	return next;
 }
-MRT_EXPORT(mrt_conn_next_deadline);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_next_deadline, METAROCE_CORE);
 
 u64 mrt_conn_on_timer(struct mrt_conn *c, u64 now_ns)
 {
@@ -468,7 +468,7 @@ u64 mrt_conn_on_timer(struct mrt_conn *c, u64 now_ns)
 	}
 	return mrt_conn_next_deadline(c);
 }
-MRT_EXPORT(mrt_conn_on_timer);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_on_timer, METAROCE_CORE);
 
 bool mrt_conn_take_repick(struct mrt_conn *c, u64 now_ns, u16 *path_id)
 {
@@ -490,7 +490,7 @@ bool mrt_conn_take_repick(struct mrt_conn *c, u64 now_ns, u16 *path_id)
 	*path_id = i;
 	return true;
 }
-MRT_EXPORT(mrt_conn_take_repick);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_take_repick, METAROCE_CORE);
 
 int mrt_conn_fail_path(struct mrt_conn *c, u16 path_id, u64 now_ns)
 {
@@ -508,7 +508,7 @@ int mrt_conn_fail_path(struct mrt_conn *c, u16 path_id, u64 now_ns)
 	mrt_conn_mark_failed(c, path_id);
 	return 0;
 }
-MRT_EXPORT(mrt_conn_fail_path);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_fail_path, METAROCE_CORE);
 
 /* ------------------------------------------------------- receiver -- */
 
@@ -524,7 +524,7 @@ enum mrt_rx_result mrt_conn_rx(struct mrt_conn *c, u16 path_id, u32 psn,
 	return mrt_path_rx_accept(&c->paths[path_id].rx, psn, tsval, flags,
 				  now_ns, gap_opened);
 }
-MRT_EXPORT(mrt_conn_rx);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_rx, METAROCE_CORE);
 
 enum mrt_rx_result mrt_conn_rx_classify(const struct mrt_conn *c, u16 path_id,
 					u32 psn)
@@ -533,7 +533,7 @@ enum mrt_rx_result mrt_conn_rx_classify(const struct mrt_conn *c, u16 path_id,
 		return MRT_RX_OUT_OF_WINDOW;
 	return mrt_path_rx_classify(&c->paths[path_id].rx, psn);
 }
-MRT_EXPORT(mrt_conn_rx_classify);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_rx_classify, METAROCE_CORE);
 
 bool mrt_conn_ack_due(const struct mrt_conn *c, u16 path_id, u64 now_ns,
 		      u64 *deadline_ns)
@@ -543,7 +543,7 @@ bool mrt_conn_ack_due(const struct mrt_conn *c, u16 path_id, u64 now_ns,
 		return false;
 	return mrt_path_rx_ack_due(&c->paths[path_id].rx, now_ns, deadline_ns);
 }
-MRT_EXPORT(mrt_conn_ack_due);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_ack_due, METAROCE_CORE);
 
 void mrt_conn_fill_ack(struct mrt_conn *c, u16 path_id, u64 now_ns,
 		       struct mrt_ack_info *ack)
@@ -555,4 +555,4 @@ void mrt_conn_fill_ack(struct mrt_conn *c, u16 path_id, u64 now_ns,
 	mrt_path_rx_fill_ack(&c->paths[path_id].rx, path_id, now_ns, ack);
 	ack->rate_hint_mbps = c->local_hint_mbps;
 }
-MRT_EXPORT(mrt_conn_fill_ack);
+EXPORT_SYMBOL_NS_GPL(mrt_conn_fill_ack, METAROCE_CORE);

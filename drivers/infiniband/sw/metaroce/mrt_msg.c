@@ -75,7 +75,7 @@ int mrt_tx_stream_init(struct mrt_tx_stream *s, u16 id,
 	s->msgs = msgs;
 	return MRT_MSG_OK;
 }
-MRT_EXPORT(mrt_tx_stream_init);
+EXPORT_SYMBOL_NS_GPL(mrt_tx_stream_init, METAROCE_CORE);
 
 static struct mrt_tx_msg *mrt_tx_slot(const struct mrt_tx_stream *s, u32 msn)
 {
@@ -86,7 +86,7 @@ u32 mrt_tx_stream_outstanding(const struct mrt_tx_stream *s)
 {
 	return s->next_msn - s->una_msn;
 }
-MRT_EXPORT(mrt_tx_stream_outstanding);
+EXPORT_SYMBOL_NS_GPL(mrt_tx_stream_outstanding, METAROCE_CORE);
 
 int mrt_tx_post(struct mrt_tx_stream *s, u8 opcode, u32 len, u64 cookie,
 		u64 *ext, u32 ext_words, u32 *msn)
@@ -118,7 +118,7 @@ int mrt_tx_post(struct mrt_tx_stream *s, u8 opcode, u32 len, u64 cookie,
 	s->stats.posted++;
 	return MRT_MSG_OK;
 }
-MRT_EXPORT(mrt_tx_post);
+EXPORT_SYMBOL_NS_GPL(mrt_tx_post, METAROCE_CORE);
 
 static void mrt_tx_fill_seg(const struct mrt_tx_stream *s,
 			    const struct mrt_tx_msg *m, u32 seg_idx,
@@ -148,7 +148,7 @@ bool mrt_tx_stream_peek(const struct mrt_tx_stream *s, struct mrt_seg *seg)
 	mrt_tx_fill_seg(s, m, m->next_seg, seg);
 	return true;
 }
-MRT_EXPORT(mrt_tx_stream_peek);
+EXPORT_SYMBOL_NS_GPL(mrt_tx_stream_peek, METAROCE_CORE);
 
 void mrt_tx_stream_consume(struct mrt_tx_stream *s)
 {
@@ -160,7 +160,7 @@ void mrt_tx_stream_consume(struct mrt_tx_stream *s)
 	if (++m->next_seg >= m->nr_segs)
 		s->send_msn++;
 }
-MRT_EXPORT(mrt_tx_stream_consume);
+EXPORT_SYMBOL_NS_GPL(mrt_tx_stream_consume, METAROCE_CORE);
 
 /* The message a handle names, or NULL if it is not outstanding. */
 static struct mrt_tx_msg *mrt_tx_lookup(const struct mrt_tx_stream *s,
@@ -203,7 +203,7 @@ int mrt_tx_describe(const struct mrt_tx_stream *s, u64 handle,
 	mrt_tx_fill_seg(s, m, mrt_handle_seg(handle), seg);
 	return MRT_MSG_OK;
 }
-MRT_EXPORT(mrt_tx_describe);
+EXPORT_SYMBOL_NS_GPL(mrt_tx_describe, METAROCE_CORE);
 
 int mrt_tx_ack(struct mrt_tx_stream *s, u64 handle)
 {
@@ -228,7 +228,7 @@ int mrt_tx_ack(struct mrt_tx_stream *s, u64 handle)
 		m->state = MRT_TXM_DONE;
 	return 1;
 }
-MRT_EXPORT(mrt_tx_ack);
+EXPORT_SYMBOL_NS_GPL(mrt_tx_ack, METAROCE_CORE);
 
 bool mrt_tx_pop_completion(struct mrt_tx_stream *s,
 			   struct mrt_tx_completion *c)
@@ -251,7 +251,7 @@ bool mrt_tx_pop_completion(struct mrt_tx_stream *s,
 	s->stats.completed++;
 	return true;
 }
-MRT_EXPORT(mrt_tx_pop_completion);
+EXPORT_SYMBOL_NS_GPL(mrt_tx_pop_completion, METAROCE_CORE);
 
 void mrt_msg_tx_init(struct mrt_msg_tx *tx, struct mrt_tx_stream *streams,
 		     u16 nr_streams)
@@ -260,7 +260,7 @@ void mrt_msg_tx_init(struct mrt_msg_tx *tx, struct mrt_tx_stream *streams,
 	tx->nr_streams = nr_streams;
 	tx->rr = 0;
 }
-MRT_EXPORT(mrt_msg_tx_init);
+EXPORT_SYMBOL_NS_GPL(mrt_msg_tx_init, METAROCE_CORE);
 
 bool mrt_msg_tx_peek(struct mrt_msg_tx *tx, struct mrt_seg *seg)
 {
@@ -276,7 +276,7 @@ bool mrt_msg_tx_peek(struct mrt_msg_tx *tx, struct mrt_seg *seg)
 	}
 	return false;
 }
-MRT_EXPORT(mrt_msg_tx_peek);
+EXPORT_SYMBOL_NS_GPL(mrt_msg_tx_peek, METAROCE_CORE);
 
 static struct mrt_tx_stream *mrt_msg_tx_stream(const struct mrt_msg_tx *tx,
 					       u16 id)
@@ -302,7 +302,7 @@ void mrt_msg_tx_consume(struct mrt_msg_tx *tx, const struct mrt_seg *seg)
 	/* next peek starts at the following stream: streams interleave */
 	tx->rr = (u16)((s - tx->streams + 1) % tx->nr_streams);
 }
-MRT_EXPORT(mrt_msg_tx_consume);
+EXPORT_SYMBOL_NS_GPL(mrt_msg_tx_consume, METAROCE_CORE);
 
 int mrt_msg_tx_ack(struct mrt_msg_tx *tx, u64 handle)
 {
@@ -311,7 +311,7 @@ int mrt_msg_tx_ack(struct mrt_msg_tx *tx, u64 handle)
 
 	return s ? mrt_tx_ack(s, handle) : MRT_MSG_EINVAL;
 }
-MRT_EXPORT(mrt_msg_tx_ack);
+EXPORT_SYMBOL_NS_GPL(mrt_msg_tx_ack, METAROCE_CORE);
 
 int mrt_msg_tx_describe(const struct mrt_msg_tx *tx, u64 handle,
 			struct mrt_seg *seg)
@@ -321,7 +321,7 @@ int mrt_msg_tx_describe(const struct mrt_msg_tx *tx, u64 handle,
 
 	return s ? mrt_tx_describe(s, handle, seg) : MRT_MSG_EINVAL;
 }
-MRT_EXPORT(mrt_msg_tx_describe);
+EXPORT_SYMBOL_NS_GPL(mrt_msg_tx_describe, METAROCE_CORE);
 
 bool mrt_msg_tx_handle_live(void *tx, u64 handle)
 {
@@ -329,7 +329,7 @@ bool mrt_msg_tx_handle_live(void *tx, u64 handle)
 
 	return mrt_msg_tx_describe(tx, handle, &seg) == MRT_MSG_OK;
 }
-MRT_EXPORT(mrt_msg_tx_handle_live);
+EXPORT_SYMBOL_NS_GPL(mrt_msg_tx_handle_live, METAROCE_CORE);
 
 /* ---------------------------------------------------------- receiver -- */
 
@@ -349,7 +349,7 @@ int mrt_rx_stream_init(struct mrt_rx_stream *s, u16 id,
 	s->msgs = msgs;
 	return MRT_MSG_OK;
 }
-MRT_EXPORT(mrt_rx_stream_init);
+EXPORT_SYMBOL_NS_GPL(mrt_rx_stream_init, METAROCE_CORE);
 
 static struct mrt_rx_msg *mrt_rx_slot(const struct mrt_rx_stream *s, u32 msn)
 {
@@ -444,7 +444,7 @@ bad:
 	s->stats.bad++;
 	res->verdict = MRT_PLACE_BAD;
 }
-MRT_EXPORT(mrt_rx_place);
+EXPORT_SYMBOL_NS_GPL(mrt_rx_place, METAROCE_CORE);
 
 int mrt_rx_bind_map(struct mrt_rx_stream *s, u32 msn, u64 *ext, u32 words)
 {
@@ -469,7 +469,7 @@ int mrt_rx_bind_map(struct mrt_rx_stream *s, u32 msn, u64 *ext, u32 words)
 	m->state = MRT_RXM_ACTIVE;
 	return MRT_MSG_OK;
 }
-MRT_EXPORT(mrt_rx_bind_map);
+EXPORT_SYMBOL_NS_GPL(mrt_rx_bind_map, METAROCE_CORE);
 
 bool mrt_rx_pop_completion(struct mrt_rx_stream *s,
 			   struct mrt_rx_completion *c)
@@ -489,4 +489,4 @@ bool mrt_rx_pop_completion(struct mrt_rx_stream *s,
 	s->stats.completed++;
 	return true;
 }
-MRT_EXPORT(mrt_rx_pop_completion);
+EXPORT_SYMBOL_NS_GPL(mrt_rx_pop_completion, METAROCE_CORE);

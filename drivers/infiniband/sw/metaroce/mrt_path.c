@@ -16,7 +16,7 @@ void mrt_path_rx_init(struct mrt_path_rx *rx, u32 first_psn, bool started)
 	rx->high_psn = first_psn;
 	rx->started = started;
 }
-MRT_EXPORT(mrt_path_rx_init);
+EXPORT_SYMBOL_NS_GPL(mrt_path_rx_init, METAROCE_CORE);
 
 /* cum_psn was just received: move past it and every PSN already SACKed. */
 static void mrt_rx_advance(struct mrt_path_rx *rx)
@@ -86,7 +86,7 @@ enum mrt_rx_result mrt_path_rx_classify(const struct mrt_path_rx *rx, u32 psn)
 		return MRT_RX_NEW;
 	return mrt_sack_test(&rx->sack, d - 1) ? MRT_RX_DUPLICATE : MRT_RX_NEW;
 }
-MRT_EXPORT(mrt_path_rx_classify);
+EXPORT_SYMBOL_NS_GPL(mrt_path_rx_classify, METAROCE_CORE);
 
 enum mrt_rx_result mrt_path_rx_accept(struct mrt_path_rx *rx, u32 psn,
 				      u32 tsval, u32 flags, u64 now_ns,
@@ -153,7 +153,7 @@ out_of_window:
 	rx->stats.rx_out_of_window++;
 	return MRT_RX_OUT_OF_WINDOW;
 }
-MRT_EXPORT(mrt_path_rx_accept);
+EXPORT_SYMBOL_NS_GPL(mrt_path_rx_accept, METAROCE_CORE);
 
 bool mrt_path_rx_ack_due(const struct mrt_path_rx *rx, u64 now_ns,
 			 u64 *deadline_ns)
@@ -163,7 +163,7 @@ bool mrt_path_rx_ack_due(const struct mrt_path_rx *rx, u64 now_ns,
 		return false;
 	return rx->ack_now || now_ns >= rx->ack_deadline_ns;
 }
-MRT_EXPORT(mrt_path_rx_ack_due);
+EXPORT_SYMBOL_NS_GPL(mrt_path_rx_ack_due, METAROCE_CORE);
 
 void mrt_path_rx_fill_ack(struct mrt_path_rx *rx, u16 path_id, u64 now_ns,
 			  struct mrt_ack_info *ack)
@@ -188,7 +188,7 @@ void mrt_path_rx_fill_ack(struct mrt_path_rx *rx, u16 path_id, u64 now_ns,
 	rx->ack_deadline_ns = 0;
 	rx->stats.acks++;
 }
-MRT_EXPORT(mrt_path_rx_fill_ack);
+EXPORT_SYMBOL_NS_GPL(mrt_path_rx_fill_ack, METAROCE_CORE);
 
 /* ---------------------------------------------------------------- tx -- */
 
@@ -213,7 +213,7 @@ void mrt_path_tx_init(struct mrt_path_tx *tx, u32 first_psn)
 	tx->tlp_armed = true;
 	mrt_tx_reset_rtt(tx);
 }
-MRT_EXPORT(mrt_path_tx_init);
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_init, METAROCE_CORE);
 
 static struct mrt_tx_slot *mrt_slot(struct mrt_path_tx *tx, u32 psn)
 {
@@ -243,7 +243,7 @@ bool mrt_path_tx_has_room(const struct mrt_path_tx *tx)
 		return true;
 	return !!(tx->ring[tx->una & MRT_RING_MASK].flags & MRT_SLOT_LOST);
 }
-MRT_EXPORT(mrt_path_tx_has_room);
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_has_room, METAROCE_CORE);
 
 int mrt_path_tx_send(struct mrt_path_tx *tx, u64 handle, u32 slot_flags,
 		     u64 now_ns, u32 *psn)
@@ -281,7 +281,7 @@ int mrt_path_tx_send(struct mrt_path_tx *tx, u64 handle, u32 slot_flags,
 	}
 	return 0;
 }
-MRT_EXPORT(mrt_path_tx_send);
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_send, METAROCE_CORE);
 
 /* RFC 6298 estimator with datacenter floor and ceiling. */
 static void mrt_tx_rtt_sample(struct mrt_path_tx *tx, u32 rtt)
@@ -397,7 +397,7 @@ int mrt_path_tx_on_ack(struct mrt_path_tx *tx, const struct mrt_ack_info *ack,
 	}
 	return 0;
 }
-MRT_EXPORT(mrt_path_tx_on_ack);
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_on_ack, METAROCE_CORE);
 
 u64 mrt_path_tx_rto_deadline(const struct mrt_path_tx *tx)
 {
@@ -405,7 +405,7 @@ u64 mrt_path_tx_rto_deadline(const struct mrt_path_tx *tx)
 		return 0;
 	return tx->last_progress_ns + mrt_tx_rto(tx);
 }
-MRT_EXPORT(mrt_path_tx_rto_deadline);
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_rto_deadline, METAROCE_CORE);
 
 u64 mrt_path_tx_tlp_deadline(const struct mrt_path_tx *tx)
 {
@@ -421,7 +421,7 @@ u64 mrt_path_tx_tlp_deadline(const struct mrt_path_tx *tx)
 		return 0;
 	return at;
 }
-MRT_EXPORT(mrt_path_tx_tlp_deadline);
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_tlp_deadline, METAROCE_CORE);
 
 u32 mrt_path_tx_abort(struct mrt_path_tx *tx, u64 *lost)
 {
@@ -441,7 +441,7 @@ u32 mrt_path_tx_abort(struct mrt_path_tx *tx, u64 *lost)
 	tx->probe_pending = false;
 	return n;
 }
-MRT_EXPORT(mrt_path_tx_abort);
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_abort, METAROCE_CORE);
 
 u32 mrt_path_tx_on_timer(struct mrt_path_tx *tx, u64 now_ns, u64 *lost,
 			 bool *rto_fired)
@@ -470,7 +470,7 @@ u32 mrt_path_tx_on_timer(struct mrt_path_tx *tx, u64 now_ns, u64 *lost,
 	}
 	return 0;
 }
-MRT_EXPORT(mrt_path_tx_on_timer);
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_on_timer, METAROCE_CORE);
 
 u64 mrt_path_tx_newest_handle(const struct mrt_path_tx *tx)
 {
@@ -484,7 +484,7 @@ u64 mrt_path_tx_newest_handle(const struct mrt_path_tx *tx)
 	}
 	return MRT_NO_HANDLE;
 }
-MRT_EXPORT(mrt_path_tx_newest_handle);
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_newest_handle, METAROCE_CORE);
 
 u32 mrt_path_tx_repick(struct mrt_path_tx *tx, u64 now_ns, u64 *lost)
 {
@@ -504,10 +504,10 @@ u32 mrt_path_tx_repick(struct mrt_path_tx *tx, u64 now_ns, u64 *lost)
 		tx->state = MRT_PATH_SUSPECT;
 	return n;
 }
-MRT_EXPORT(mrt_path_tx_repick);
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_repick, METAROCE_CORE);
 
 u32 mrt_path_tx_srtt(const struct mrt_path_tx *tx)
 {
 	return tx->have_rtt ? tx->srtt_ns : (u32)MRT_RTT_INIT_NS;
 }
-MRT_EXPORT(mrt_path_tx_srtt);
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_srtt, METAROCE_CORE);

@@ -23,7 +23,7 @@ void mrt_sack_shift(struct mrt_sack256 *s, u32 n)
 		s->w[i] = lo | hi;
 	}
 }
-MRT_EXPORT(mrt_sack_shift);
+EXPORT_SYMBOL_NS_GPL(mrt_sack_shift, METAROCE_CORE);
 
 u32 mrt_sack_first_zero(const struct mrt_sack256 *s)
 {
@@ -34,7 +34,7 @@ u32 mrt_sack_first_zero(const struct mrt_sack256 *s)
 			return i * 64 + __ffs64(~s->w[i]);
 	return MRT_SACK_BITS;
 }
-MRT_EXPORT(mrt_sack_first_zero);
+EXPORT_SYMBOL_NS_GPL(mrt_sack_first_zero, METAROCE_CORE);
 
 u32 mrt_sack_first_set(const struct mrt_sack256 *s)
 {
@@ -45,7 +45,7 @@ u32 mrt_sack_first_set(const struct mrt_sack256 *s)
 			return i * 64 + __ffs64(s->w[i]);
 	return MRT_SACK_BITS;
 }
-MRT_EXPORT(mrt_sack_first_set);
+EXPORT_SYMBOL_NS_GPL(mrt_sack_first_set, METAROCE_CORE);
 
 /* Highest set bit of a non-zero word, by halving (no arch helper needed). */
 static u32 mrt_fls64_index(u64 x)
@@ -86,7 +86,7 @@ int mrt_sack_last_set(const struct mrt_sack256 *s)
 			return i * 64 + (int)mrt_fls64_index(s->w[i]);
 	return -1;
 }
-MRT_EXPORT(mrt_sack_last_set);
+EXPORT_SYMBOL_NS_GPL(mrt_sack_last_set, METAROCE_CORE);
 
 u32 mrt_sack_count(const struct mrt_sack256 *s)
 {
@@ -96,4 +96,4 @@ u32 mrt_sack_count(const struct mrt_sack256 *s)
 		n += hweight64(s->w[i]);
 	return n;
 }
-MRT_EXPORT(mrt_sack_count);
+EXPORT_SYMBOL_NS_GPL(mrt_sack_count, METAROCE_CORE);

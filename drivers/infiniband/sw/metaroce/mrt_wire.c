@@ -126,8 +126,7 @@ bool mrt_wire_op_sequenced(u8 opcode)
 
 	return d && d->sequenced;
 }
-
-MRT_EXPORT(mrt_wire_op_sequenced);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_op_sequenced, METAROCE_CORE);
 
 bool mrt_wire_op_has_payload(u8 opcode)
 {
@@ -135,8 +134,7 @@ bool mrt_wire_op_has_payload(u8 opcode)
 
 	return d && d->payload;
 }
-
-MRT_EXPORT(mrt_wire_op_has_payload);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_op_has_payload, METAROCE_CORE);
 
 static const char * const mrt_drop_names[MRT_DROP_NR_REASONS] = {
 	[MRT_DROP_NONE]		= "none",
@@ -169,8 +167,7 @@ const char *mrt_drop_reason_name(enum mrt_drop_reason reason)
 		return "unknown";
 	return mrt_drop_names[reason];
 }
-
-MRT_EXPORT(mrt_drop_reason_name);
+EXPORT_SYMBOL_NS_GPL(mrt_drop_reason_name, METAROCE_CORE);
 
 /* Number of significant bits of x (fls64 without depending on bitops). */
 static u32 mrt_fls64(u64 x)
@@ -213,8 +210,7 @@ u16 mrt_wire_sack_bits(const struct mrt_sack256 *sack)
 			return (u16)(i * 64 + mrt_fls64(sack->w[i]));
 	return 0;
 }
-
-MRT_EXPORT(mrt_wire_sack_bits);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_sack_bits, METAROCE_CORE);
 
 static u32 mrt_ext_len(u8 flags)
 {
@@ -255,8 +251,7 @@ u32 mrt_wire_hdr_len(u8 opcode, u8 flags, u8 num_planes)
 	}
 	return len;
 }
-
-MRT_EXPORT(mrt_wire_hdr_len);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_hdr_len, METAROCE_CORE);
 
 /* va .. va + len - 1 must not wrap past 2^64. */
 static bool mrt_range_wraps(u64 va, u64 len)
@@ -528,16 +523,14 @@ enum mrt_drop_reason mrt_wire_parse_hdr(const void *buf, u32 hdr_avail,
 	}
 	return MRT_DROP_NONE;
 }
-
-MRT_EXPORT(mrt_wire_parse_hdr);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_parse_hdr, METAROCE_CORE);
 
 enum mrt_drop_reason mrt_wire_parse(const void *buf, u32 len,
 				    struct mrt_pkt_info *out)
 {
 	return mrt_wire_parse_hdr(buf, len, len, out);
 }
-
-MRT_EXPORT(mrt_wire_parse);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_parse, METAROCE_CORE);
 
 /* ---------------------------------------------------------- encoders -- */
 
@@ -558,8 +551,7 @@ void mrt_wire_put_bth(struct mrw_bth *h, const struct mrt_pkt_info *pi,
 	h->payload_len = cpu_to_be16((u16)pi->payload_len);
 	h->rsvd = 0;
 }
-
-MRT_EXPORT(mrt_wire_put_bth);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_put_bth, METAROCE_CORE);
 
 void mrt_wire_put_send(struct mrw_send *h, const struct mrt_pkt_info *pi)
 {
@@ -568,8 +560,7 @@ void mrt_wire_put_send(struct mrw_send *h, const struct mrt_pkt_info *pi)
 	h->offset = cpu_to_be32(pi->offset);
 	h->msg_len = cpu_to_be32(pi->msg_len);
 }
-
-MRT_EXPORT(mrt_wire_put_send);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_put_send, METAROCE_CORE);
 
 void mrt_wire_put_write(struct mrw_write *h, const struct mrt_pkt_info *pi)
 {
@@ -581,8 +572,7 @@ void mrt_wire_put_write(struct mrw_write *h, const struct mrt_pkt_info *pi)
 	h->rsn = cpu_to_be32(pi->rsn);
 	h->rsvd = 0;
 }
-
-MRT_EXPORT(mrt_wire_put_write);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_put_write, METAROCE_CORE);
 
 void mrt_wire_put_read_req(struct mrw_read_req *h,
 			   const struct mrt_pkt_info *pi)
@@ -593,8 +583,7 @@ void mrt_wire_put_read_req(struct mrw_read_req *h,
 	h->msn = cpu_to_be32(pi->msn);
 	h->rsvd = 0;
 }
-
-MRT_EXPORT(mrt_wire_put_read_req);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_put_read_req, METAROCE_CORE);
 
 void mrt_wire_put_read_resp(struct mrw_read_resp *h,
 			    const struct mrt_pkt_info *pi)
@@ -604,8 +593,7 @@ void mrt_wire_put_read_resp(struct mrw_read_resp *h,
 	h->msg_len = cpu_to_be32(pi->msg_len);
 	h->rsvd = 0;
 }
-
-MRT_EXPORT(mrt_wire_put_read_resp);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_put_read_resp, METAROCE_CORE);
 
 void mrt_wire_put_atomic(struct mrw_atomic *h, const struct mrt_pkt_info *pi)
 {
@@ -615,8 +603,7 @@ void mrt_wire_put_atomic(struct mrw_atomic *h, const struct mrt_pkt_info *pi)
 	h->rkey = cpu_to_be32(pi->rkey);
 	h->msn = cpu_to_be32(pi->msn);
 }
-
-MRT_EXPORT(mrt_wire_put_atomic);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_put_atomic, METAROCE_CORE);
 
 void mrt_wire_put_atomic_resp(struct mrw_atomic_resp *h,
 			      const struct mrt_pkt_info *pi)
@@ -625,8 +612,7 @@ void mrt_wire_put_atomic_resp(struct mrw_atomic_resp *h,
 	h->msn = cpu_to_be32(pi->msn);
 	h->rsvd = 0;
 }
-
-MRT_EXPORT(mrt_wire_put_atomic_resp);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_put_atomic_resp, METAROCE_CORE);
 
 void mrt_wire_put_ack(struct mrw_ack *h, const struct mrt_wire_ack *ack)
 {
@@ -646,8 +632,7 @@ void mrt_wire_put_ack(struct mrw_ack *h, const struct mrt_wire_ack *ack)
 	for (i = 0; i < MRT_SACK_WORDS; i++)
 		h->sack[i] = cpu_to_be64(ack->sack.w[i]);
 }
-
-MRT_EXPORT(mrt_wire_put_ack);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_put_ack, METAROCE_CORE);
 
 void mrt_wire_put_nak(struct mrw_nak *h, const struct mrt_wire_nak *nak)
 {
@@ -658,8 +643,7 @@ void mrt_wire_put_nak(struct mrw_nak *h, const struct mrt_wire_nak *nak)
 	h->msn = cpu_to_be32(nak->msn);
 	h->rnr_wait_us = cpu_to_be32(nak->rnr_wait_us);
 }
-
-MRT_EXPORT(mrt_wire_put_nak);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_put_nak, METAROCE_CORE);
 
 void mrt_wire_put_plane_adv(struct mrw_plane_adv *h,
 			    struct mrw_plane_addr *entries,
@@ -679,8 +663,7 @@ void mrt_wire_put_plane_adv(struct mrw_plane_adv *h,
 		memcpy(entries[i].addr, p->addr, sizeof(entries[i].addr));
 	}
 }
-
-MRT_EXPORT(mrt_wire_put_plane_adv);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_put_plane_adv, METAROCE_CORE);
 
 static void mrt_put_op_hdr(u8 *p, const struct mrt_pkt_info *pi)
 {
@@ -764,8 +747,7 @@ int mrt_wire_build(void *buf, u32 buf_len, const struct mrt_pkt_info *pi)
 		return MRT_WIRE_EINVAL;
 	return (int)hdr_len;
 }
-
-MRT_EXPORT(mrt_wire_build);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_build, METAROCE_CORE);
 
 u32 mrt_wire_max_payload(u32 ip_mtu, bool ipv6)
 {
@@ -774,8 +756,7 @@ u32 mrt_wire_max_payload(u32 ip_mtu, bool ipv6)
 
 	return ip_mtu > overhead ? ip_mtu - overhead : 0;
 }
-
-MRT_EXPORT(mrt_wire_max_payload);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_max_payload, METAROCE_CORE);
 
 u32 mrt_wire_port_mtu(u32 ip_mtu, bool ipv6)
 {
@@ -787,5 +768,4 @@ u32 mrt_wire_port_mtu(u32 ip_mtu, bool ipv6)
 			return mtu;
 	return 0;
 }
-
-MRT_EXPORT(mrt_wire_port_mtu);
+EXPORT_SYMBOL_NS_GPL(mrt_wire_port_mtu, METAROCE_CORE);
