@@ -282,7 +282,7 @@ static int run_local_op(struct test_ctx *t, struct ib_qp *qp,
 			return wc.wr_id == wr_id ? wc.status : -EBADMSG;
 		if (ret == IB_WC_SUCCESS && !signaled)
 			return IB_WC_SUCCESS;
-		msleep(10);
+		usleep_range(10000, 20000);
 	}
 	return signaled ? -ETIMEDOUT : IB_WC_SUCCESS;
 }
