@@ -56,6 +56,14 @@ enum mro_counter {
 	MRO_CNT_LOOPBACK_PACKETS,	/* delivered locally by mro_xmit() */
 	MRO_CNT_LOOPBACK_DROPS,		/* local target's queue was full */
 	MRO_CNT_LINK_DOWNED,		/* port went from ACTIVE to DOWN */
+	/* data path (mro_req.c, mro_resp.c, mro_comp.c) */
+	MRO_CNT_TX_DATA,		/* data packets built, first copies + resends */
+	MRO_CNT_RETRANSMITS,		/* data packets resent (loss, probe) */
+	MRO_CNT_SPURIOUS_RETX,		/* declared lost, then acked after all */
+	MRO_CNT_ACKS_SENT,
+	MRO_CNT_NAKS_SENT,
+	MRO_CNT_RX_DUPLICATES,		/* data already received / placed: dropped */
+	MRO_CNT_RX_DROPS,		/* every other data path drop (see dmesg dump) */
 	MRO_NUM_COUNTERS
 };
 

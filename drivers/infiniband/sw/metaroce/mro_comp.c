@@ -60,6 +60,7 @@ void mro_comp_rx_ack(struct mro_conn *conn, const struct mrt_pkt_info *pi,
 {
 	struct mrt_ack_info ai = {};
 	u32 i, n = 0;
+	u64 spurious;
 
 	if (!conn->tx_ready)
 		return;
@@ -76,10 +77,14 @@ void mro_comp_rx_ack(struct mro_conn *conn, const struct mrt_pkt_info *pi,
 		mro_conn_count_drop(conn, MRT_DROP_BAD_PATH);
 		return;
 	}
+	spurious = conn->paths[ai.path_id].tx.stats.spurious;
 	if (mrt_conn_on_ack(&conn->core, &ai, now, conn->acked, &n)) {
 		mro_conn_count_drop(conn, MRT_DROP_BAD_SACK);
 		return;
 	}
+	spurious = conn->paths[ai.path_id].tx.stats.spurious - spurious;
+	if (spurious)
+		mro_counter_add(conn->dev, MRO_CNT_SPURIOUS_RETX, spurious);
 	for (i = 0; i < n; i++)
 		mrt_msg_tx_ack(&conn->msg_tx, conn->acked[i]);
 	if (n)

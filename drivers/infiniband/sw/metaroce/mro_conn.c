@@ -46,6 +46,8 @@ void mro_conn_count_drop(struct mro_conn *conn, enum mrt_drop_reason why)
 	if (why < MRT_DROP_NR_REASONS)
 		conn->stats.drops[why]++;
 	mro_dp_count_drop(why);
+	mro_counter_inc(conn->dev, why == MRT_DROP_DUPLICATE ?
+			MRO_CNT_RX_DUPLICATES : MRO_CNT_RX_DROPS);
 }
 
 /*

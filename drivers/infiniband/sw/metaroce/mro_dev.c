@@ -54,6 +54,13 @@ const char * const mro_counter_names[] = {
 	[MRO_CNT_LOOPBACK_PACKETS] = "loopback_packets",
 	[MRO_CNT_LOOPBACK_DROPS] = "loopback_drops",
 	[MRO_CNT_LINK_DOWNED] = "link_downed",
+	[MRO_CNT_TX_DATA] = "tx_data_packets",
+	[MRO_CNT_RETRANSMITS] = "retransmits",
+	[MRO_CNT_SPURIOUS_RETX] = "spurious_retransmits",
+	[MRO_CNT_ACKS_SENT] = "acks_sent",
+	[MRO_CNT_NAKS_SENT] = "naks_sent",
+	[MRO_CNT_RX_DUPLICATES] = "rx_duplicates",
+	[MRO_CNT_RX_DROPS] = "rx_drops",
 };
 
 static_assert(ARRAY_SIZE(mro_counter_names) == MRO_NUM_COUNTERS);

@@ -403,8 +403,11 @@ static void mro_req_send_seg(struct mro_conn *conn,
 	}
 	conn->stats.tx_pkts++;
 	conn->stats.tx_bytes += pi.payload_len;
-	if (d->kind == MRT_TX_RESEND)
+	mro_counter_inc(conn->dev, MRO_CNT_TX_DATA);
+	if (d->kind == MRT_TX_RESEND) {
 		conn->stats.tx_retx++;
+		mro_counter_inc(conn->dev, MRO_CNT_RETRANSMITS);
+	}
 	__skb_queue_tail(&conn->txq, skb);
 }
 

@@ -112,6 +112,7 @@ void mro_resp_queue_ack(struct mro_conn *conn, u16 path_id, u64 now)
 		return;
 	}
 	conn->stats.tx_acks++;
+	mro_counter_inc(conn->dev, MRO_CNT_ACKS_SENT);
 	__skb_queue_tail(&conn->txq, skb);
 }
 
@@ -135,6 +136,7 @@ void mro_resp_queue_nak(struct mro_conn *conn, u16 path_id, u32 psn,
 		return;
 	}
 	conn->stats.tx_naks++;
+	mro_counter_inc(conn->dev, MRO_CNT_NAKS_SENT);
 	__skb_queue_tail(&conn->txq, skb);
 }
 
@@ -720,8 +722,10 @@ void mro_dp_rcv(struct mro_dev *dev, struct sk_buff *skb)
 	rcu_read_unlock();
 	mro_qp_put(qp);
 count:
-	if (why != MRT_DROP_NONE)
+	if (why != MRT_DROP_NONE) {
 		mro_dp_count_drop(why);
+		mro_counter_inc(dev, MRO_CNT_RX_DROPS);
+	}
 	kfree(pi);
 drop:
 	consume_skb(skb);
