@@ -460,7 +460,8 @@ static int xfer_batch(struct xfer_ctx *x, enum xfer_kind kind, u32 size,
 		    (kind != XFER_WRITE_IMM && wc.byte_len != size) ||
 		    !!(wc.wc_flags & IB_WC_WITH_IMM) != imm ||
 		    (imm && be32_to_cpu(wc.ex.imm_data) != (u32)(seed + got))) {
-			xfer_tap(x, false, "%s %u B: recv wc %u status %d wr_id %llu len %u flags %x",
+			xfer_tap(x, false,
+				 "%s %u B: recv wc %u status %d wr_id %llu len %u flags %x",
 				 xfer_kind_name[kind], size, got, wc.status,
 				 wc.wr_id, wc.byte_len, wc.wc_flags);
 			return -EIO;
@@ -682,7 +683,7 @@ static void xfer_bad_rkey(struct xfer_ctx *x)
 	xfer_tap(x, wc.status == IB_WC_REM_ACCESS_ERR,
 		 "bad rkey write completes with REM_ACCESS_ERR (got %d)",
 		 wc.status);
-	xfer_tap(x, memchr_inv(b->dst, 0x5A, 4096) == NULL,
+	xfer_tap(x, !memchr_inv(b->dst, 0x5A, 4096),
 		 "bad rkey write left the target untouched");
 }
 

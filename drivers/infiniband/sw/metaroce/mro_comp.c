@@ -260,7 +260,7 @@ void mro_comp_run(struct mro_conn *conn)
 	 */
 	if (conn->completing) {
 		conn->comp_again = true;
-		spin_unlock_bh(&conn->lock);
+		mro_conn_unlock(conn);
 		return;
 	}
 	conn->completing = true;
@@ -323,6 +323,7 @@ void mro_comp_run(struct mro_conn *conn)
 			fatal = true;	/* nothing left to carry the error */
 			conn->dead = true;
 		}
+		/* acquire pairs with post_send's release of prod */
 		drained = conn->sq_done == smp_load_acquire(&qp->sq.prod) &&
 			  READ_ONCE(qp->state) == IB_QPS_SQD;
 		mro_conn_unlock_xmit(conn);
@@ -337,5 +338,5 @@ void mro_comp_run(struct mro_conn *conn)
 		mro_conn_lock(conn);
 	} while (!fatal && (n == MRO_SWC_BATCH || conn->comp_again));
 	conn->completing = false;
-	spin_unlock_bh(&conn->lock);
+	mro_conn_unlock(conn);
 }

@@ -87,16 +87,12 @@ u16 mro_conn_sport(struct mro_conn *conn, u16 path_id)
 	return conn->sport[path_id % conn->nr_paths];
 }
 
-void mro_conn_lock(struct mro_conn *conn)
-{
-	spin_lock_bh(&conn->lock);
-}
-
 /*
  * Packets are built under the lock and sent after it is dropped: a local
  * destination may deliver synchronously into our own receive path.
  */
 void mro_conn_unlock_xmit(struct mro_conn *conn)
+	__releases(&conn->lock)
 {
 	struct sk_buff_head q;
 	struct sk_buff *skb;
@@ -105,7 +101,7 @@ void mro_conn_unlock_xmit(struct mro_conn *conn)
 	__skb_queue_head_init(&q);
 	skb_queue_splice_init(&conn->txq, &q);
 	dest = conn->qp->dest;
-	spin_unlock_bh(&conn->lock);
+	mro_conn_unlock(conn);
 	while ((skb = __skb_dequeue(&q))) {
 		u16 sport = (u16)skb->mark;
 

@@ -104,7 +104,7 @@ struct mro_conn_stats {
 };
 
 struct mro_conn {
-	spinlock_t lock;
+	spinlock_t lock;	/* every core call and table below */
 	struct mro_qp *qp;
 	struct mro_dev *dev;
 	bool tx_ready;		/* RTS: tx PSNs and token known */
@@ -191,9 +191,20 @@ static inline u64 mro_now_ns(void)
 }
 
 void mro_conn_dump(struct mro_conn *conn, const char *why);
-void mro_conn_lock(struct mro_conn *conn);
+static inline void mro_conn_lock(struct mro_conn *conn)
+	__acquires(&conn->lock)
+{
+	spin_lock_bh(&conn->lock);
+}
+
+static inline void mro_conn_unlock(struct mro_conn *conn)
+	__releases(&conn->lock)
+{
+	spin_unlock_bh(&conn->lock);
+}
+
 /* Unlock, send what was queued, post nothing else. */
-void mro_conn_unlock_xmit(struct mro_conn *conn);
+void mro_conn_unlock_xmit(struct mro_conn *conn) __releases(&conn->lock);
 void mro_conn_count_drop(struct mro_conn *conn, enum mrt_drop_reason why);
 /* Global drop counters (packets that never reached a connection). */
 void mro_dp_count_drop(enum mrt_drop_reason why);

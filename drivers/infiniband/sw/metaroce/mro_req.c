@@ -91,6 +91,7 @@ void mro_req_admit_locked(struct mro_conn *conn)
 
 	if (!conn->tx_ready || conn->dead)
 		return;
+	/* pairs with the release in post_send: the WQEs are complete */
 	prod = smp_load_acquire(&qp->sq.prod);
 	while (conn->sq_admit != prod) {
 		if (READ_ONCE(qp->state) != IB_QPS_RTS)
@@ -466,7 +467,7 @@ void mro_req_push(struct mro_conn *conn)
 	mro_conn_lock(conn);
 	if (conn->pushing) {
 		conn->push_again = true;
-		spin_unlock_bh(&conn->lock);
+		mro_conn_unlock(conn);
 		return;
 	}
 	conn->pushing = true;
@@ -482,7 +483,7 @@ void mro_req_push(struct mro_conn *conn)
 		mro_conn_lock(conn);
 	} while ((more || conn->push_again) && !conn->dead);
 	conn->pushing = false;
-	spin_unlock_bh(&conn->lock);
+	mro_conn_unlock(conn);
 }
 
 /* Called under the lock by receive/timer code: just note the need. */

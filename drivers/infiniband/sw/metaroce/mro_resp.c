@@ -195,7 +195,7 @@ void mro_resp_flush(struct mro_conn *conn)
 	for (;;) {
 		mro_conn_lock(conn);
 		if (!conn->qp->srq || conn->rq_rsn == conn->srq_bound) {
-			spin_unlock_bh(&conn->lock);
+			mro_conn_unlock(conn);
 			return;
 		}
 		memset(&wc, 0, sizeof(wc));
@@ -204,7 +204,7 @@ void mro_resp_flush(struct mro_conn *conn)
 		wc.opcode = IB_WC_RECV;
 		wc.qp = &conn->qp->ibqp;
 		conn->rq_rsn++;
-		spin_unlock_bh(&conn->lock);
+		mro_conn_unlock(conn);
 		mro_cq_post(conn->qp->rcq, &wc, false);
 	}
 }
@@ -262,7 +262,6 @@ static u8 mro_resp_check_rkey(struct mro_conn *conn,
 }
 
 /* ---- requests: execution in msn order ----------------------------------- */
-
 
 static struct mro_rx_req *mro_rx_req_of(struct mro_conn *conn, u32 msn)
 {

@@ -69,7 +69,7 @@ static enum hrtimer_restart mro_timer_fire(struct hrtimer *t)
 	now = mro_now_ns();
 	conn->timer_at = 0;
 	if (conn->dead) {
-		spin_unlock_bh(&conn->lock);
+		mro_conn_unlock(conn);
 		return HRTIMER_NORESTART;
 	}
 	if (conn->tx_ready) {
