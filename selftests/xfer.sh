@@ -11,6 +11,7 @@
 # usage: xfer.sh [MB [SCENARIO_REGEX]]  (vm-run.sh ... --script xfer.sh -- 32 loss)
 # Environment: XFER_MB (default 256) payload per run, XFER_TIMEOUT (default
 # 900) seconds per run, XFER_PATHS module parameter paths (default: unset).
+# shellcheck disable=SC2317  # helpers below run through check()
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
