@@ -15,7 +15,19 @@
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
-XFER_KO=${XFER_KO:-$PWD/selftests/kmod/mro_xfer.ko}
+# mro_xfer.ko built for the running kernel: next to MRO_KO's tree first
+# (a debug-kernel build), else this tree's selftests/kmod.
+pick_xfer_ko() {
+	local c
+	for c in "$(dirname "${MRO_KO:-/nonexistent}")/../../../../selftests/kmod/mro_xfer.ko" \
+		 "$PWD/selftests/kmod/mro_xfer.ko"; do
+		[ -f "$c" ] || continue
+		case "$(modinfo -F vermagic "$c" 2>/dev/null)" in
+		"$(uname -r) "*) echo "$c"; return ;;
+		esac
+	done
+}
+XFER_KO=${XFER_KO:-$(pick_xfer_ko)}
 XFER_MB=${1:-${XFER_MB:-256}}
 XFER_ONLY=${2:-.}
 XFER_TIMEOUT=${XFER_TIMEOUT:-900}
@@ -37,7 +49,7 @@ done
 plan $((3 + 4 * ${#scenarios[@]} + 1))
 
 if [ ! -f "$XFER_KO" ]; then
-	diag "no $XFER_KO: build it with make -C KDIR M=\$PWD/selftests/kmod"
+	diag "no mro_xfer.ko for $(uname -r): make -C KDIR M=\$PWD/selftests/kmod modules"
 fi
 
 setup() {
