@@ -189,6 +189,7 @@ enum mrt_drop_reason mro_comp_rx_resp(struct mro_conn *conn,
 			sqe->status = IB_WC_LOC_PROT_ERR;
 		}
 		sqe->flags |= MRO_SQE_RESP_DONE;
+		conn->last_progress_ns = now;
 		return MRT_DROP_NONE;
 	}
 
@@ -215,6 +216,8 @@ enum mrt_drop_reason mro_comp_rx_resp(struct mro_conn *conn,
 		return MRT_DROP_NONE;
 	}
 	*map |= BIT_ULL(seg % 64);
+	/* response data is progress too: a long READ acks nothing for long */
+	conn->last_progress_ns = now;
 	conn->stats.rx_bytes += pi->payload_len;
 	if (++sqe->resp_placed == sqe->resp_segs)
 		sqe->flags |= MRO_SQE_RESP_DONE;
