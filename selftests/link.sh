@@ -20,7 +20,7 @@ LOOPS=${LINK_LOOPS:-100}
 DBG=/sys/kernel/debug/metaroce
 IB=/sys/class/infiniband
 
-plan 78
+plan 80
 
 modprobe veth 2>/dev/null  # not always auto-loaded in the guest
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
@@ -205,6 +205,8 @@ is "$(field mra port active_mtu)" 512 "MTU 1000: active_mtu 512"
 ip -n a link set va mtu 1500
 is "$(field mra port active_mtu)" 1024 "MTU back to 1500: active_mtu 1024"
 is "$(field mra port max_mtu)" 4096 "max_mtu 4096 (veth allows jumbo)"
+# veth reports 10000 Mb/s through ethtool
+is "$(cat $IB/mra/ports/1/rate 2>/dev/null)" "10 Gb/sec (1X QDR)" "rate from ethtool speed"
 
 # ---- UDP encapsulation: datagrams from the other netns ------------------------
 
@@ -275,11 +277,13 @@ rmmod rdma_metaroce
 ok $? "rmmod rdma_metaroce with live devices"
 check "all devices gone" -- sh -c "[ ! -e $IB/mr0 ] && [ ! -e $IB/mra ] && [ ! -e $IB/mrb ]"
 check "module gone, debugfs root gone" -- sh -c "! grep -q '^rdma_metaroce ' /proc/modules && [ ! -e $DBG ]"
-check "reload" -- load_metaroce
+check "reload with udp_port=4801" -- load_metaroce udp_port=4801
 try_add a mra type metaroce netdev va >/dev/null
-ok $? "after reload: UDP port reusable, mra created again in netns a"
-send_udp b 198.18.21.1 4795 2
-check "after reload: mra receives" -- wait_for 5 sh -c "[ \"\$(awk '\$1==\"rx_unknown\"{print \$2}' $DBG/mra/counters)\" = 2 ]"
+ok $? "after reload: mra created again in netns a"
+send_udp b 198.18.21.1 4795 3
+send_udp b 198.18.21.1 4801 2
+check "after reload: mra receives on 4801 only" -- wait_for 5 sh -c "[ \"\$(awk '\$1==\"rx_unknown\"{print \$2}' $DBG/mra/counters)\" = 2 ]"
+is "$(field mra port udp_port)" 4801 "debugfs port shows udp_port 4801"
 ip netns del a
 ip netns del b
 check "netns a deleted: mra gone" -- wait_for 20 gone mra
