@@ -14,20 +14,26 @@ MOD_DIR := drivers/infiniband/sw/metaroce
 KBUILD_VARS := CONFIG_RDMA_METAROCE=m
 
 .DEFAULT_GOAL := all
-.PHONY: all modules clean deps check demo
+.PHONY: all modules testmods clean deps check demo
 
 # Rules owned by their parts of the tree: userspace KUnit (utest) and the
 # debug test kernel (testkernel).
 -include kunit/user/user.mk
 -include scripts/testkernel.mk
-all: modules
+all: modules testmods
 
 modules:
 	@test -n "$(KDIR)" || { echo "no kernel headers: run scripts/deps.sh"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(TOP) $(KBUILD_VARS) modules
 
+# In-kernel verbs test clients used by the selftests (selftests/kmod/).
+testmods: modules
+	$(MAKE) -C $(KDIR) M=$(TOP)/selftests/kmod \
+		KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	-$(MAKE) -C $(KDIR) M=$(TOP)/selftests/kmod clean
 	rm -rf build/utest build/debug-src
 
 deps:

@@ -138,8 +138,10 @@ if want debug; then
 		make -C "$KBUILD" M="$dsrc" CONFIG_RDMA_METAROCE=m \
 			CONFIG_RDMA_METAROCE_KUNIT_TEST=m W=1 modules >"$OUT/debug-build.log" 2>&1
 		rc=$?
+		make -C "$KBUILD" M="$dsrc/selftests/kmod" W=1 \
+			KBUILD_EXTRA_SYMBOLS="$dsrc/Module.symvers" modules >>"$OUT/debug-build.log" 2>&1 || rc=1
 		grep -q 'warning:' "$OUT/debug-build.log" && rc=1
-		tap_result $rc "module + KUnit module build for the debug kernel" "$OUT/debug-build.log"
+		tap_result $rc "module, KUnit module and test modules build for the debug kernel" "$OUT/debug-build.log"
 		tap_end
 		dko=$dsrc/$MOD_DIR/rdma_metaroce.ko
 		kunit_ko=$(ls "$dsrc"/kunit/*.ko 2>/dev/null | head -n 1)

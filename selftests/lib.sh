@@ -6,6 +6,12 @@
 #   MRO_TOP   repo root (read-only view); MRO_KO path of rdma_metaroce.ko
 #   MRO_OUT   writable results folder shared with the host
 
+# Test modules built for the running kernel: next to MRO_KO's tree first (the
+# debug-kernel build lives in a copy of the repo), else this tree's.
+MRO_KMOD_DIR=$(dirname "${MRO_KO:-/nonexistent}")/../../../../selftests/kmod
+[ -d "$MRO_KMOD_DIR" ] || MRO_KMOD_DIR=${MRO_TOP:-$PWD}/selftests/kmod
+MRO_KMOD_DIR=$(realpath "$MRO_KMOD_DIR")
+
 _tap_n=0
 _tap_fail=0
 

@@ -9,7 +9,7 @@
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
-TEST_KO=${VERBS_TEST_KO:-$PWD/selftests/kmod/mro_verbs_test.ko}
+TEST_KO=${VERBS_TEST_KO:-$MRO_KMOD_DIR/mro_verbs_test.ko}
 
 setup() {
 	modprobe veth 2>/dev/null
