@@ -12,7 +12,7 @@
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
-XFER_KO=${XFER_KO:-$PWD/selftests/kmod/mro_xfer.ko}
+XFER_KO=${XFER_KO:-$MRO_KMOD_DIR/mro_xfer.ko}
 XFER_MB=${XFER_MB:-8}
 DBG=/sys/kernel/debug/metaroce
 
