@@ -97,16 +97,19 @@ fi
 # vm_selftests TAG VM-ARGS...: run every selftest in fresh guests
 vm_selftests() {
 	local tag=$1; shift
-	local t name opts dir
+	local t name opts args dir
 	for t in selftests/*.sh; do
 		name=$(basename "$t" .sh)
 		[ "$name" != lib ] || continue
 		# A selftest names its guest topology in a "# mro-vm:" line.
 		opts=$(sed -n 's/^# mro-vm: *//p' "$t" | head -n 1)
+		# ... and may ask for lighter arguments on the (slow) debug kernel.
+		args=""
+		[ "$tag" != debug ] || args=$(sed -n 's/^# mro-debug-args: *//p' "$t" | head -n 1)
 		dir=$OUT/vm-$tag-$name
-		log "$tag: $name ${opts}"
+		log "$tag: $name ${opts} ${args}"
 		# shellcheck disable=SC2086
-		bash scripts/vm-run.sh "$@" $opts --out "$dir" --script "$t" \
+		bash scripts/vm-run.sh "$@" $opts --out "$dir" --script "$t" -- $args \
 			>"$dir.log" 2>&1
 		cat "$dir"/guest*.log >"$OUT/$tag-$name.tap" 2>/dev/null
 		if [ ! -s "$OUT/$tag-$name.tap" ]; then

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
+# mro-debug-args: 8 loss5
 #
 # RC data path under loss, reordering and duplication: two netns a and b
 # joined by a veth pair (198.18.10.1/24 <-> 198.18.10.2/24), one metaroce
