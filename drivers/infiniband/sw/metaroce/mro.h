@@ -17,6 +17,7 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/metaroce_wire.h>
 
 #include "mro_net.h"
 #include "mro_verbs.h"
@@ -26,12 +27,11 @@
 #define MRO_UVERBS_ABI_VERSION	1
 
 /*
- * Bytes of our own headers (base transport header, opcode header,
- * optional immediate/ACK headers) in the largest packet. Placeholder until
- * the wire format settles: the wire engineer replaces it with the real
- * size from include/uapi/rdma/metaroce_wire.h.
+ * Bytes of our own headers in the largest data packet (base transport
+ * header, WRITE placement, immediate, piggybacked ACK): see
+ * Documentation/wire-format.rst.
  */
-#define MRO_HDR_OVERHEAD	64
+#define MRO_HDR_OVERHEAD	MRW_WIRE_OVERHEAD_MAX
 
 /*
  * What the network needs around a payload: the larger IP header (one
