@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
+# mro-debug-args: 20
 #
 # Device foundation: rdma link add/delete, port state/MTU/GIDs mirrored
 # from the netdev, the per-netns UDP socket, teardown when the netdev or
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
 PY=/usr/bin/python3
-LOOPS=${LINK_LOOPS:-100}
+LOOPS=${1:-${LINK_LOOPS:-100}}	# first argument: add/delete cycles
 DBG=/sys/kernel/debug/metaroce
 IB=/sys/class/infiniband
 
