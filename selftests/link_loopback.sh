@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
+# mro-debug-args: 1 65536
 #
 # Local delivery: two metaroce devices in one netns (init_net, on the two
 # ends of a veth pair) and one device talking to itself. mro_xmit() must
@@ -13,7 +14,8 @@ cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
 XFER_KO=${XFER_KO:-$MRO_KMOD_DIR/mro_xfer.ko}
-XFER_MB=${XFER_MB:-8}
+XFER_MB=${1:-${XFER_MB:-8}}	# first argument: MiB per transfer
+XFER_MAX_SIZE=${2:-1048576}	# second: largest message (every size runs "depth" times)
 DBG=/sys/kernel/debug/metaroce
 
 plan 13
@@ -30,7 +32,7 @@ xfer() {
 	local name=$1 a=$2 b=$3 mark rc
 	mark="mro_loopback_${name}_$$"
 	echo "$mark" >/dev/kmsg
-	timeout 600 insmod "$XFER_KO" dev_a="$a" dev_b="$b" total_mb="$XFER_MB" timeout_s=60
+	timeout 600 insmod "$XFER_KO" dev_a="$a" dev_b="$b" total_mb="$XFER_MB" max_size="$XFER_MAX_SIZE" timeout_s=120
 	rc=$?
 	rmmod mro_xfer 2>/dev/null
 	dmesg | sed -n "/$mark/,\$p" | grep -E 'mro_xfer' | tail -n 5 | sed 's/^/# /'

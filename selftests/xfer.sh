@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
-# mro-debug-args: 8 loss5
+# mro-debug-args: 8 loss5 65536
 #
 # RC data path under loss, reordering and duplication: two netns a and b
 # joined by a veth pair (198.18.10.1/24 <-> 198.18.10.2/24), one metaroce
@@ -9,7 +9,7 @@
 # selftests/kmod/mro_xfer.ko moving verified data from mra to mrb (Writes,
 # Sends, Reads, atomics) once per netem setting on the sender's egress (va).
 #
-# usage: xfer.sh [MB [SCENARIO_REGEX]]  (vm-run.sh ... --script xfer.sh -- 32 loss)
+# usage: xfer.sh [MB [SCENARIO_REGEX [MAX_MSG_BYTES]]]  (vm-run.sh ... --script xfer.sh -- 32 loss)
 # Environment: XFER_MB (default 256) payload per run, XFER_TIMEOUT (default
 # 900) seconds per run, XFER_PATHS module parameter paths (default: unset).
 # shellcheck disable=SC2317  # helpers below run through check()
@@ -31,6 +31,7 @@ pick_xfer_ko() {
 XFER_KO=${XFER_KO:-$(pick_xfer_ko)}
 XFER_MB=${1:-${XFER_MB:-256}}
 XFER_ONLY=${2:-.}
+XFER_MAX_SIZE=${3:-1048576}	# each phase sends at least "depth" messages of every size up to this
 XFER_TIMEOUT=${XFER_TIMEOUT:-900}
 
 # name|netem arguments ("" = no qdisc)
@@ -108,7 +109,7 @@ for sc in "${scenarios[@]}"; do
 	t0=$SECONDS
 	if [ -f "$XFER_KO" ]; then
 		timeout "$XFER_TIMEOUT" insmod "$XFER_KO" dev_a=mra dev_b=mrb \
-			total_mb="$XFER_MB" timeout_s=60
+			total_mb="$XFER_MB" max_size="$XFER_MAX_SIZE" timeout_s=60
 		rc=$?
 		rmmod mro_xfer 2>/dev/null
 	else
