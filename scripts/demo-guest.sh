@@ -8,7 +8,8 @@ XFER_KO=$MRO_TOP/selftests/kmod/mro_xfer.ko
 
 step() { printf '\n=== %s\n' "$*"; }
 
-step "load rdma_metaroce ($(modinfo -F version "$MRO_KO" 2>/dev/null || echo dev))"
+step "load rdma_metaroce ($MRO_KO)"
+modprobe veth && modprobe sch_netem || exit 1
 load_metaroce || exit 1
 
 step "two nodes: netns a and b joined by a veth pair (198.18.10.1 <-> 198.18.10.2)"
@@ -22,8 +23,8 @@ ip -n b link set vb up
 ip -n a link set lo up
 ip -n b link set lo up
 ip netns exec a rdma link add mra type metaroce netdev va
-ip netns exec b rdma link add mrb type metaroce netdev vb
-sleep 1
+ip netns exec b rdma link add mrb type metaroce netdev vb || exit 1
+wait_for 10 grep -q c612 /sys/class/infiniband/mrb/ports/1/gids/1
 
 step "rdma link / rdma dev"
 rdma link show
@@ -52,11 +53,13 @@ dbg=/sys/kernel/debug/metaroce
 	done
 ) &
 mon=$!
-insmod "$XFER_KO" dev_a=mra dev_b=mrb 2>&1
+insmod "$XFER_KO" dev_a=mra dev_b=mrb total_mb=${DEMO_MB:-32} 2>&1
 rc=$?
 kill $mon 2>/dev/null
 wait $mon 2>/dev/null
 step "transfer report (kernel log)"
 dmesg | grep -E 'mro_xfer' | tail -n 40
+step "the same counters through RDMA netlink: rdma statistic show link mra/1"
+rdma statistic show link mra/1
 rmmod mro_xfer 2>/dev/null
 exit $rc
