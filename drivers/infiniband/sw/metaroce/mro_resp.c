@@ -673,6 +673,15 @@ send_cqes:
 	return why;
 }
 
+/*
+ * Parsed header of the packet being received. Too big for the softirq stack
+ * (the receive path already holds a batch of work completions there), and a
+ * kmalloc per packet is waste: receive runs with bottom halves off (encap_rcv
+ * and the local-delivery tasklet are both softirq), so one scratch copy per
+ * CPU cannot be re-entered.
+ */
+static DEFINE_PER_CPU(struct mrt_pkt_info, mro_rx_pkt_info);
+
 void mro_dp_rcv(struct mro_dev *dev, struct sk_buff *skb)
 {
 	u8 buf[MRW_HDR_MAX];
@@ -684,11 +693,9 @@ void mro_dp_rcv(struct mro_dev *dev, struct sk_buff *skb)
 	const void *hdr;
 	u32 avail;
 
-	pi = kmalloc(sizeof(*pi), GFP_ATOMIC);
-	if (!pi) {
-		mro_dp_count_drop(MRT_DROP_NO_RESOURCES);
+	if (WARN_ON_ONCE(!in_softirq()))
 		goto drop;
-	}
+	pi = this_cpu_ptr(&mro_rx_pkt_info);
 	avail = min_t(u32, skb->len, MRW_HDR_MAX);
 	hdr = skb_header_pointer(skb, 0, avail, buf);
 	if (!hdr) {
@@ -725,7 +732,6 @@ count:
 		mro_dp_count_drop(why);
 		mro_counter_inc(dev, MRO_CNT_RX_DROPS);
 	}
-	kfree(pi);
 drop:
 	consume_skb(skb);
 }
