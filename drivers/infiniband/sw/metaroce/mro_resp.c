@@ -21,6 +21,7 @@
 #include "mro_net.h"
 #include "mro_verbs.h"
 #include "mro_conn.h"
+#include "mro_ud.h"
 
 /* Copy skb bytes [skb_off, skb_off + len) to [iova, iova + len) of mr. */
 int mro_copy_skb_to_mr(struct sk_buff *skb, u32 skb_off, struct mro_mr *mr,
@@ -708,6 +709,11 @@ void mro_dp_rcv(struct mro_dev *dev, struct sk_buff *skb)
 	qp = mro_qp_get(dev, pi->dst_qpn);
 	if (!qp) {
 		why = MRT_DROP_NO_QP;
+		goto count;
+	}
+	if (qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI) {
+		why = mro_ud_rcv(dev, qp, skb, pi);
+		mro_qp_put(qp);
 		goto count;
 	}
 	rcu_read_lock();
