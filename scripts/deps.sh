@@ -11,6 +11,7 @@ PKGS=(
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	iproute2 iputils-ping ethtool rdma-core ibverbs-utils rdmacm-utils perftest
 	sparse dkms python3 nvme-cli fio
+	clang llvm libclang-rt-14-dev python3-scapy gnuplot-nox cifs-utils ksmbd-tools nfs-kernel-server
 )
 
 missing=()
