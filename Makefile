@@ -20,6 +20,8 @@ KBUILD_VARS := CONFIG_RDMA_METAROCE=m
 # debug test kernel (testkernel).
 -include kunit/user/user.mk
 -include scripts/testkernel.mk
+# userspace fuzzing of the wire parser and transport core (fuzz)
+-include fuzz/fuzz.mk
 all: modules testmods
 
 modules:
