@@ -13,7 +13,7 @@
 FUZZ_DIR := build/fuzz
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_HARNESSES := wire
+FUZZ_HARNESSES := wire conn
 FUZZ_MRT_DIR := drivers/infiniband/sw/metaroce
 FUZZ_MRT_SRCS := $(sort $(wildcard $(FUZZ_MRT_DIR)/mrt_*.c))
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-strict-aliasing \
