@@ -65,15 +65,15 @@ def wire_seeds():
     yield "write", packet(OP["WRITE"], fl, write, pay)
     yield "write_imm", packet(OP["WRITE"], fl | F_IMM, write, pay)
     yield "write_retx", packet(OP["WRITE"], fl | F_RETX, write, pay)
-    yield "read_req", packet(OP["READ_REQ"], 0,
+    yield "read_req", packet(OP["READ_REQ"], fl,
                              struct.pack(">QIIII", 0x2000, 0x77, 4096, 1, 0))
     yield "read_resp", packet(OP["READ_RESP"], F_FIRST,
                               struct.pack(">IIII", 1, 0, 4096, 0), pay)
-    yield "cmp_swp", packet(OP["CMP_SWP"], 0,
+    yield "cmp_swp", packet(OP["CMP_SWP"], fl,
                             struct.pack(">QQQII", 0x3000, 5, 4, 0x77, 2))
-    yield "fetch_add", packet(OP["FETCH_ADD"], 0,
+    yield "fetch_add", packet(OP["FETCH_ADD"], fl,
                               struct.pack(">QQQII", 0x3008, 1, 0, 0x77, 3))
-    yield "atomic_resp", packet(OP["ATOMIC_RESP"], 0,
+    yield "atomic_resp", packet(OP["ATOMIC_RESP"], fl,
                                 struct.pack(">QII", 42, 2, 0))
     yield "ack", packet(OP["ACK"], 0, ack_body(), psn=0)
     yield "ack_full_sack", packet(OP["ACK"], 0, ack_body(

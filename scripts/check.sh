@@ -5,20 +5,21 @@
 #
 #  1. static: build against the Debian guest kernel with W=1, sparse, checkpatch
 #  2. utest:  the KUnit suites compiled in userspace under ASan/UBSan
+#     fuzz:   libFuzzer corpus replay + a short campaign (fuzz/fuzz.mk)
 #  3. vm:     every selftests/*.sh in QEMU guests on the Debian kernel
 #  4. debug:  the debug test kernel (KASAN, kmemleak, lockdep): KUnit module,
 #             the selftests again, and the sanitizer gate over every log
 #
 # Each step writes TAP into build/check/; scripts/tapcount.py counts leaf
 # results, and a missing or truncated TAP file counts as failed.
-# CHECK_ONLY="static utest vm debug" selects steps (default: all).
+# CHECK_ONLY="static utest fuzz vm debug" selects steps (default: all).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
 OUT=$TOP/build/check
 rm -rf "$OUT"
 mkdir -p "$OUT"
-STEPS=${CHECK_ONLY:-static utest vm debug}
+STEPS=${CHECK_ONLY:-static utest fuzz vm debug}
 MOD_DIR=drivers/infiniband/sw/metaroce
 start=$SECONDS
 
@@ -93,6 +94,31 @@ if want utest; then
 		tap_end
 	fi
 fi
+
+# --- fuzz (fuzz/fuzz.mk, Documentation/fuzzing.rst) -- begin ------------------
+# Replay the committed corpus and crash inputs, then a short campaign per
+# harness (FUZZ_CHECK_SECONDS, default 20); each harness is one TAP line.
+if want fuzz; then
+	log "fuzz: libFuzzer corpus replay + short campaign"
+	tap_begin fuzz
+	make -s fuzz-regress >"$OUT/fuzz-regress.log" 2>&1
+	tap_result $? "fuzz corpus and regression inputs replay cleanly" "$OUT/fuzz-regress.log"
+	make -s fuzz FUZZ_SECONDS="${FUZZ_CHECK_SECONDS:-20}" >"$OUT/fuzz.log" 2>&1
+	fuzz_rc=$?
+	fuzz_lines=$(grep -c '^fuzz [a-z]*:' "$OUT/fuzz.log")
+	[ "$fuzz_lines" -gt 0 ] || tap_result 1 "fuzz campaign ran" "$OUT/fuzz.log"
+	while read -r fuzz_line; do
+		case "$fuzz_line" in
+		*crashes=0*) tap_result 0 "$fuzz_line" ;;
+		*) tap_result 1 "$fuzz_line" "$OUT/fuzz.log" ;;
+		esac
+	done < <(grep '^fuzz [a-z]*:' "$OUT/fuzz.log")
+	[ "$fuzz_rc" -eq 0 ] || [ "$fuzz_lines" -eq 0 ] ||
+		grep -q 'crashes=[1-9]' "$OUT/fuzz.log" ||
+		tap_result 1 "fuzz campaign exit status $fuzz_rc" "$OUT/fuzz.log"
+	tap_end
+fi
+# --- fuzz -- end ---------------------------------------------------------------
 
 # vm_selftests TAG VM-ARGS...: run every selftest in fresh guests
 vm_selftests() {
