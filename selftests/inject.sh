@@ -18,7 +18,7 @@
 # rx_drops rose by (nearly) what was sent, no oops/WARN/sanitizer report,
 # slab memory within 16 MiB of its value before.
 #
-# usage: inject.sh [COUNT [MB]]   (defaults 100000 packets, 32 MB)
+# usage: inject.sh [COUNT [MB]]   (defaults 100000 packets, 128 MB)
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
@@ -34,7 +34,7 @@ pick_xfer_ko() {
 }
 XFER_KO=${XFER_KO:-$(pick_xfer_ko)}
 COUNT=${1:-100000}
-XFER_MB=${2:-32}
+XFER_MB=${2:-128}
 
 plan 10
 
@@ -78,12 +78,23 @@ else
 	diag "no mro_xfer.ko for $(uname -r)"
 	xfer_pid=""
 fi
-sleep 2
+# The live QPNs on mrb (what an attacker would guess: small numbers);
+# aim the "live QPN" categories at them and their neighbours.
+wait_for 10 sh -c 'rdma res show qp link mrb/1 | grep -q "type RC"'
+qpns=$(rdma res show qp link mrb/1 2>/dev/null | sed -n 's/.*lqpn \([0-9]*\) .*type RC.*/\1/p' | sort -n)
+diag "live RC QPNs on mrb: $(echo $qpns)"
+qlo=$(echo "$qpns" | head -n 1) qhi=$(echo "$qpns" | tail -n 1)
+qlo=$(( ${qlo:-5} > 4 ? ${qlo:-5} - 4 : 1 )) qhi=$(( ${qhi:-60} + 4 ))
 t0=$SECONDS
 ip netns exec a python3 scripts/mro-inject.py 198.18.11.2 --port 4795 \
-	--count "$COUNT" >/tmp/inject.out 2>&1
-ok $? "mro-inject.py sent $COUNT packets in $((SECONDS - t0))s"
+	--count "$COUNT" --qpn-lo "$qlo" --qpn-hi "$qhi" >/tmp/inject.out 2>&1
+ok $? "mro-inject.py sent $COUNT packets (QPNs $qlo..$qhi) in $((SECONDS - t0))s"
 sed 's/^/# /' /tmp/inject.out
+if [ -n "$xfer_pid" ] && kill -0 "$xfer_pid" 2>/dev/null; then
+	diag "transfer still running when the injection ended (full overlap)"
+else
+	diag "transfer ended before the injection did (partial overlap)"
+fi
 if [ -n "$xfer_pid" ]; then
 	wait "$xfer_pid"
 	rc=$?
