@@ -40,7 +40,7 @@ fuzz-seeds:
 fuzz-regress: SHELL := /bin/bash
 fuzz-regress: $(FUZZ_BINS)
 	@rc=0; for h in $(FUZZ_HARNESSES); do \
-		files=$$(find fuzz/corpus/$$h fuzz/regress/$$h -type f 2>/dev/null | sort); \
+		files=$$(find fuzz/corpus/$$h fuzz/regress/$$h -type f ! -name '.*' 2>/dev/null | sort); \
 		n=$$(echo "$$files" | grep -c . || true); \
 		if [ "$$n" -eq 0 ]; then echo "fuzz-regress $$h: no inputs"; rc=1; continue; fi; \
 		if $(FUZZ_ENV) $(FUZZ_DIR)/fuzz_$$h $$files \
