@@ -82,7 +82,7 @@ fi
 # aim the "live QPN" categories at them and their neighbours.
 wait_for 10 sh -c 'rdma res show qp link mrb/1 | grep -q "type RC"'
 qpns=$(rdma res show qp link mrb/1 2>/dev/null | sed -n 's/.*lqpn \([0-9]*\) .*type RC.*/\1/p' | sort -n)
-diag "live RC QPNs on mrb: $(echo $qpns)"
+diag "live RC QPNs on mrb: ${qpns//$'\n'/ }"
 qlo=$(echo "$qpns" | head -n 1) qhi=$(echo "$qpns" | tail -n 1)
 qlo=$(( ${qlo:-5} > 4 ? ${qlo:-5} - 4 : 1 )) qhi=$(( ${qhi:-60} + 4 ))
 t0=$SECONDS
