@@ -149,6 +149,17 @@ struct mro_dev *mro_dev_get_by_netdev(const struct net_device *ndev);
 int mro_dev_init(void);
 void mro_dev_exit(void);
 
+/* mro_dev.c: port state as text, for debugfs */
+const char *mro_port_state_name(enum ib_port_state state);
+const char *mro_phys_state_name(enum ib_port_phys_state phys);
+enum ib_port_phys_state mro_phys_state(struct mro_dev *dev,
+				       enum ib_port_state state);
+
+/* mro_debugfs.c: /sys/kernel/debug/metaroce/<ibdev>/ */
+void mro_debugfs_add(struct mro_dev *dev, const char *name);
+void mro_debugfs_rename(struct mro_dev *dev);
+void mro_debugfs_remove(struct mro_dev *dev);
+
 /* mro_main.c: /sys/kernel/debug/metaroce (NULL or an error if absent) */
 extern struct dentry *mro_debugfs_root;
 

@@ -142,12 +142,12 @@ static void mro_dev_queue_unregister(struct mro_dev *dev)
 
 /* ---- port --------------------------------------------------------------- */
 
-static const char *mro_port_state_name(enum ib_port_state state)
+const char *mro_port_state_name(enum ib_port_state state)
 {
 	return state == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN";
 }
 
-static const char *mro_phys_state_name(enum ib_port_phys_state phys)
+const char *mro_phys_state_name(enum ib_port_phys_state phys)
 {
 	switch (phys) {
 	case IB_PORT_PHYS_STATE_LINK_UP:
@@ -263,8 +263,8 @@ static void mro_port_sync(struct mro_dev *dev, bool notify)
 	}
 }
 
-static enum ib_port_phys_state mro_phys_state(struct mro_dev *dev,
-					      enum ib_port_state state)
+enum ib_port_phys_state mro_phys_state(struct mro_dev *dev,
+				       enum ib_port_state state)
 {
 	if (state == IB_PORT_ACTIVE)
 		return IB_PORT_PHYS_STATE_LINK_UP;
@@ -356,48 +356,6 @@ static int mro_get_hw_stats(struct ib_device *ibdev,
 	return MRO_NUM_COUNTERS;
 }
 
-/* ---- debugfs: /sys/kernel/debug/metaroce/<ibdev>/ ------------------------ */
-
-static int mro_counters_show(struct seq_file *s, void *unused)
-{
-	struct mro_dev *dev = s->private;
-	int i;
-
-	for (i = 0; i < MRO_NUM_COUNTERS; i++)
-		seq_printf(s, "%s %llu\n", mro_counter_names[i],
-			   mro_counter_read(dev, i));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(mro_counters);
-
-/* The port as query_port reports it, in numbers a test can compare. */
-static int mro_port_show(struct seq_file *s, void *unused)
-{
-	struct mro_dev *dev = s->private;
-	enum ib_port_state state = READ_ONCE(dev->port_state);
-
-	seq_printf(s, "netdev %s\n", netdev_name(dev->ndev));
-	seq_printf(s, "state %s\n", mro_port_state_name(state));
-	seq_printf(s, "phys_state %s\n",
-		   mro_phys_state_name(mro_phys_state(dev, state)));
-	seq_printf(s, "active_mtu %d\n",
-		   ib_mtu_enum_to_int(READ_ONCE(dev->active_mtu)));
-	seq_printf(s, "max_mtu %d\n",
-		   ib_mtu_enum_to_int(READ_ONCE(dev->max_mtu)));
-	seq_printf(s, "encap_overhead %zu\n", MRO_ENCAP_OVERHEAD);
-	seq_printf(s, "udp_port %u\n", mro_udp_dport());
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(mro_port);
-
-static void mro_debugfs_add(struct mro_dev *dev, const char *name)
-{
-	dev->debugfs = debugfs_create_dir(name, mro_debugfs_root);
-	debugfs_create_file("counters", 0444, dev->debugfs, dev,
-			    &mro_counters_fops);
-	debugfs_create_file("port", 0444, dev->debugfs, dev, &mro_port_fops);
-}
-
 /* ---- device lifetime ------------------------------------------------------ */
 
 /*
@@ -414,8 +372,7 @@ static void mro_dealloc_driver(struct ib_device *ibdev)
 	mutex_unlock(&mro_dev_lock);
 	synchronize_rcu();	/* no receive softirq still sees dev */
 
-	debugfs_remove_recursive(dev->debugfs);
-	dev->debugfs = NULL;
+	mro_debugfs_remove(dev);
 	mro_loopback_cleanup(dev);
 	if (dev->res_ready)
 		mro_res_cleanup(dev);
@@ -589,6 +546,22 @@ err_dealloc:
 	return err;
 }
 
+/*
+ * The debugfs directory is named after the device; the core tells its
+ * clients about "rdma dev set <old> name <new>", so be one to follow it.
+ */
+static void mro_client_rename(struct ib_device *ibdev, void *client_data)
+{
+	if (ibdev->ops.dealloc_driver != mro_dealloc_driver)
+		return;		/* not one of ours */
+	mro_debugfs_rename(to_mro_dev(ibdev));
+}
+
+static struct ib_client mro_client = {
+	.name = "metaroce",
+	.rename = mro_client_rename,
+};
+
 static struct rdma_link_ops mro_link_ops = {
 	.type = "metaroce",
 	.newlink = mro_newlink,
@@ -656,6 +629,14 @@ int mro_dev_init(void)
 		return err;
 	}
 
+	err = ib_register_client(&mro_client);
+	if (err) {
+		pr_err("cannot register ib client: %d\n", err);
+		unregister_netdevice_notifier(&mro_netdev_notifier);
+		destroy_workqueue(mro_wq);
+		return err;
+	}
+
 	rdma_link_register(&mro_link_ops);
 	return 0;
 }
@@ -667,6 +648,7 @@ void mro_dev_exit(void)
 
 	/* waits for a running newlink; none can start after this */
 	rdma_link_unregister(&mro_link_ops);
+	ib_unregister_client(&mro_client);
 
 	mutex_lock(&mro_dev_lock);
 	list_splice_init(&mro_dev_list, &all);
