@@ -35,7 +35,7 @@ MB=${1:-16}
 DBG=/sys/kernel/debug/metaroce
 OUT=$(mktemp -d)
 
-plan 16
+plan 17
 
 setup() {
 	modprobe veth && modprobe sch_netem &&
@@ -72,6 +72,8 @@ run() {
 			[ "$(wc -l <"$OUT/p.tmp")" -gt 1 ] && mv "$OUT/p.tmp" "$OUT/$name.paths"
 			cat "$DBG/mra/qps" >"$OUT/q.tmp" 2>/dev/null
 			[ "$(wc -l <"$OUT/q.tmp")" -gt 1 ] && mv "$OUT/q.tmp" "$OUT/$name.qps"
+			rdma res show qp link mra -dd >"$OUT/r.tmp" 2>&1
+			grep -q qwnd "$OUT/r.tmp" && mv "$OUT/r.tmp" "$OUT/$name.rdma"
 			sleep 0.2
 		done
 	) &
@@ -128,6 +130,10 @@ ok $? "loss1: per-path retransmits column moved"
 rdma statistic show link mra/1 >"$OUT/stat" 2>&1
 grep -q 'retransmits' "$OUT/stat"
 ok $? "rdma statistic show link mra/1 lists retransmits"
+
+sed 's/^/# /' "$OUT/loss1.rdma" 2>/dev/null
+grep -q 'paths_active' "$OUT/loss1.rdma" 2>/dev/null && grep -q 'p0 sport:' "$OUT/loss1.rdma"
+ok $? "rdma res show qp link mra -dd carries qwnd, paths_active and per-path rows"
 
 # rename
 rename() {

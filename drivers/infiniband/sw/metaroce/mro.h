@@ -159,6 +159,8 @@ enum ib_port_phys_state mro_phys_state(struct mro_dev *dev,
 void mro_debugfs_add(struct mro_dev *dev, const char *name);
 void mro_debugfs_rename(struct mro_dev *dev);
 void mro_debugfs_remove(struct mro_dev *dev);
+/* rdma res show qp -dd driver attributes */
+int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 
 /* mro_main.c: /sys/kernel/debug/metaroce (NULL or an error if absent) */
 extern struct dentry *mro_debugfs_root;

@@ -16,6 +16,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/xarray.h>
+#include <rdma/rdma_netlink.h>
 
 #include "mro.h"
 #include "mro_conn.h"
@@ -169,6 +170,80 @@ static int mro_dbg_paths_show(struct seq_file *s, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mro_dbg_paths);
+
+/*
+ * rdma res show qp -dd: the connection summary and one string per path,
+ * from the same snapshots as the debugfs tables (RCU, no conn lock).
+ */
+int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct mro_qp *qp = to_mro_qp(ibqp);
+	struct nlattr *table;
+	struct mro_conn *conn;
+	unsigned int i, n, active = 0;
+	u64 qwnd = 0, inflight = 0;
+	char name[8], val[96];
+	int err = -EMSGSIZE;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	rcu_read_lock();
+	conn = rcu_dereference(qp->conn);
+	if (!conn) {
+		rcu_read_unlock();
+		nla_nest_end(msg, table);
+		return 0;
+	}
+	n = mro_dbg_nr_paths(conn);
+	for (i = 0; i < n; i++) {
+		const struct mrt_path *p = &conn->paths[i];
+		u8 state = READ_ONCE(p->tx.state);
+
+		if (state == MRT_PATH_HEALTHY || state == MRT_PATH_SUSPECT) {
+			active++;
+			qwnd += READ_ONCE(p->cc.pwnd);
+		}
+		inflight += READ_ONCE(p->tx.inflight);
+	}
+	if (rdma_nl_put_driver_u64(msg, "qwnd", qwnd) ||
+	    rdma_nl_put_driver_u64(msg, "inflight", inflight) ||
+	    rdma_nl_put_driver_u32(msg, "streams", MRO_NR_STREAMS) ||
+	    rdma_nl_put_driver_u32(msg, "paths", n) ||
+	    rdma_nl_put_driver_u32(msg, "paths_active", active) ||
+	    rdma_nl_put_driver_u64(msg, "tx_pkts",
+				   READ_ONCE(conn->stats.tx_pkts)) ||
+	    rdma_nl_put_driver_u64(msg, "rx_pkts",
+				   READ_ONCE(conn->stats.rx_pkts)) ||
+	    rdma_nl_put_driver_u64(msg, "retransmits",
+				   READ_ONCE(conn->stats.tx_retx)))
+		goto out;
+	for (i = 0; i < n; i++) {
+		const struct mrt_path *p = &conn->paths[i];
+		const struct mrt_path_tx *tx = &p->tx;
+
+		snprintf(name, sizeof(name), "p%u", i);
+		snprintf(val, sizeof(val),
+			 "sport:%u,%s,srtt_us:%u,pwnd:%u,inflight:%u,retx:%llu,ce:%llu",
+			 READ_ONCE(conn->sport[i]),
+			 mro_dbg_path_state(READ_ONCE(tx->state)),
+			 READ_ONCE(tx->srtt_ns) / 1000, READ_ONCE(p->cc.pwnd),
+			 READ_ONCE(tx->inflight),
+			 READ_ONCE(tx->stats.retransmits),
+			 READ_ONCE(tx->stats.ce));
+		if (rdma_nl_put_driver_string(msg, name, val))
+			goto out;
+	}
+	err = 0;
+out:
+	rcu_read_unlock();
+	if (err) {
+		nla_nest_cancel(msg, table);
+		return err;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}
 
 void mro_debugfs_add(struct mro_dev *dev, const char *name)
 {

@@ -406,6 +406,11 @@ static const struct ib_device_ops mro_dev_ops = {
 	.dealloc_driver = mro_dealloc_driver,
 };
 
+/* Restrack driver attributes (mro_debugfs.c), next to the verbs ops. */
+static const struct ib_device_ops mro_restrack_ops = {
+	.fill_res_qp_entry = mro_fill_res_qp_entry,
+};
+
 static int mro_dev_setup(struct mro_dev *dev, const char *name,
 			 struct net_device *ndev)
 {
@@ -491,6 +496,7 @@ static int mro_newlink(const char *name, struct net_device *ndev)
 	/* from here on every failure unwinds through mro_dealloc_driver() */
 	ib_set_device_ops(&dev->ibdev, &mro_dev_ops);
 	ib_set_device_ops(&dev->ibdev, &mro_verbs_ops);
+	ib_set_device_ops(&dev->ibdev, &mro_restrack_ops);
 	INIT_HLIST_NODE(&dev->ndev_node);
 	INIT_WORK(&dev->unreg_work, mro_unreg_work);
 	mro_loopback_init(dev);
