@@ -21,3 +21,9 @@ testkernel-clean:
 testkernel-gate:
 	@test -n "$(LOG)" || { echo "usage: make testkernel-gate LOG='file...'"; exit 2; }
 	@bash $(TESTKERNEL_SCRIPTS)/sanitizer-gate.sh $(LOG)
+
+# The driver copied into a kernel tree, KUnit run by the kernel's kunit.py
+# (x86_64 under QEMU): proves kunit/.kunitconfig works in tree.
+.PHONY: kunit-intree
+kunit-intree:
+	@bash $(TESTKERNEL_SCRIPTS)/kunit-intree.sh
