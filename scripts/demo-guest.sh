@@ -43,22 +43,29 @@ fi
 step "netem: $LOSS loss on node a's egress; verified transfer a -> b with live telemetry"
 ip netns exec a tc qdisc add dev va root netem loss "$LOSS"
 dbg=/sys/kernel/debug/metaroce
+tele="$MRO_TOP/scripts/mro-telemetry.py"
+# one line per path every second, and a CSV for the plot below
+python3 "$tele" record mra --interval-ms 200 --out "$MRO_OUT/demo-paths.csv" &
+rec=$!
 (
+	python3 "$tele" live mra --interval-ms 1000 &
+	live=$!
+	trap 'kill $live 2>/dev/null; exit 0' TERM
 	while sleep 1; do
-		echo "--- $(date +%T) telemetry (mra) ---"
-		for f in "$dbg"/mra/paths "$dbg"/mra/qp*/paths; do
-			[ -f "$f" ] && cat "$f"
-		done
-		[ -f "$dbg/mra/counters" ] && grep -E 'tx_packets|rx_packets|retrans|sack|rto|drop' "$dbg/mra/counters" | tr '\n' ' ' && echo
+		grep -E 'tx_packets|rx_packets|retrans|rto|drop' "$dbg/mra/counters" | tr '\n' ' '
+		echo
 	done
 ) &
 mon=$!
 insmod "$XFER_KO" dev_a=mra dev_b=mrb total_mb=${DEMO_MB:-32} 2>&1
 rc=$?
-kill $mon 2>/dev/null
-wait $mon 2>/dev/null
+kill $mon $rec 2>/dev/null
+wait $mon $rec 2>/dev/null
+if python3 "$tele" plot "$MRO_OUT/demo-paths.csv" --png "$MRO_OUT/demo-paths.png" >/dev/null; then
+	step "per-path tx rate, srtt and pwnd plotted: build/demo/demo-paths.png"
+fi
 step "transfer report (kernel log)"
-dmesg | grep -E 'mro_xfer' | tail -n 40
+dmesg | grep -E 'mro_xfer' | sed 's/^\[[^]]*\] //' | awk '!seen[$0]++' | tail -n 40
 step "the same counters through RDMA netlink: rdma statistic show link mra/1"
 rdma statistic show link mra/1
 rmmod mro_xfer 2>/dev/null

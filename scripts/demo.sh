@@ -11,3 +11,4 @@ out=build/demo
 rm -rf "$out"
 echo "demo: booting a QEMU TCG guest (about 5 s) ..."
 bash scripts/vm-run.sh --follow --out "$out" --timeout 900 --script scripts/demo-guest.sh
+[ -f "$out/demo-paths.png" ] && echo "demo: per-path plot in $out/demo-paths.png"
