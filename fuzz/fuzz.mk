@@ -28,7 +28,7 @@ FUZZ_BINS := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_HARNESSES))
 .PHONY: fuzz fuzz-build fuzz-regress fuzz-seeds
 fuzz-build: $(FUZZ_BINS)
 
-$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_MRT_SRCS) $(wildcard $(FUZZ_MRT_DIR)/*.h) \
+$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_MRT_SRCS) $(wildcard $(FUZZ_MRT_DIR)/*.h) fuzz/fuzz.h \
 		$(wildcard kunit/user/*.h) fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_MRT_SRCS)

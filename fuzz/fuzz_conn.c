@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mrt_conn.h"
+#include "fuzz.h"
 
 #define FUZZ_ASSERT(cond) do {						\
 	if (!(cond)) {							\
@@ -36,8 +37,6 @@
 #define FUZZ_PATHS	8
 #define FUZZ_MAX_HANDLES 4096
 
-int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
-
 static struct mrt_path paths[FUZZ_PATHS];
 static struct mrt_retx_ent retxq[MRT_CONN_RETXQ_LEN(FUZZ_PATHS)];
 static struct mrt_conn conn;
@@ -47,7 +46,6 @@ static u64 acked_buf[MRT_PATH_MAX_INFLIGHT];
 static bool strict_probe;
 static unsigned long probe_copies_of_acked;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *s = getenv("FUZZ_STRICT");

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mrt_wire.h"
+#include "fuzz.h"
 
 #define FUZZ_ASSERT(cond) do {						\
 	if (!(cond)) {							\
@@ -19,8 +20,6 @@
 		abort();						\
 	}								\
 } while (0)
-
-int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 
 static void check_parsed(const struct mrt_pkt_info *pi, u32 len)
 {

@@ -67,11 +67,17 @@ if want static; then
 
 	ksrc=$(bash scripts/ksrc.sh 2>/dev/null)
 	if [ -n "$ksrc" ] && [ -x "$ksrc/scripts/checkpatch.pl" ]; then
-		files=$(git ls-files '*.c' '*.h' | grep -v '^kunit/user/')
+		files=$(git ls-files '*.c' '*.h' | grep -v '^kunit/user/' | grep -v '^fuzz/')
 		"$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
 			--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,CONST_STRUCT \
 			-f $files >"$OUT/checkpatch.log" 2>&1
 		rc=$?
+		# fuzz/: libFuzzer's entry-point names are CamelCase by API
+		fuzzfiles=$(git ls-files 'fuzz/*.c' 'fuzz/*.h')
+		"$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
+			--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,CONST_STRUCT,CAMELCASE \
+			-f $fuzzfiles >>"$OUT/checkpatch.log" 2>&1 || rc=1
+		files="$files $fuzzfiles"
 		tap_result $rc "checkpatch --strict clean on $(echo "$files" | wc -w) files" "$OUT/checkpatch.log"
 	else
 		tap_result 1 "checkpatch available (scripts/ksrc.sh)"
