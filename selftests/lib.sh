@@ -74,3 +74,16 @@ load_metaroce() {
 	done
 	grep -q '^rdma_metaroce ' /proc/modules || insmod "$MRO_KO" "$@"
 }
+
+# mro_xfer.ko built for the running kernel: next to MRO_KO's tree first
+# (a debug-kernel build), else this tree's selftests/kmod.
+pick_xfer_ko() {
+	local c
+	for c in "$(dirname "${MRO_KO:-/nonexistent}")/../../../../selftests/kmod/mro_xfer.ko" \
+		 "$PWD/selftests/kmod/mro_xfer.ko"; do
+		[ -f "$c" ] || continue
+		case "$(modinfo -F vermagic "$c" 2>/dev/null)" in
+		"$(uname -r) "*) echo "$c"; return ;;
+		esac
+	done
+}

@@ -20,16 +20,6 @@
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
-pick_xfer_ko() {
-	local c
-	for c in "$(dirname "${MRO_KO:-/nonexistent}")/../../../../selftests/kmod/mro_xfer.ko" \
-		 "$PWD/selftests/kmod/mro_xfer.ko"; do
-		[ -f "$c" ] || continue
-		case "$(modinfo -F vermagic "$c" 2>/dev/null)" in
-		"$(uname -r) "*) echo "$c"; return ;;
-		esac
-	done
-}
 XFER_KO=${XFER_KO:-$(pick_xfer_ko)}
 MB=${1:-16}
 DBG=/sys/kernel/debug/metaroce

@@ -16,18 +16,6 @@
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
-# mro_xfer.ko built for the running kernel: next to MRO_KO's tree first
-# (a debug-kernel build), else this tree's selftests/kmod.
-pick_xfer_ko() {
-	local c
-	for c in "$(dirname "${MRO_KO:-/nonexistent}")/../../../../selftests/kmod/mro_xfer.ko" \
-		 "$PWD/selftests/kmod/mro_xfer.ko"; do
-		[ -f "$c" ] || continue
-		case "$(modinfo -F vermagic "$c" 2>/dev/null)" in
-		"$(uname -r) "*) echo "$c"; return ;;
-		esac
-	done
-}
 XFER_KO=${XFER_KO:-$(pick_xfer_ko)}
 XFER_MB=${1:-${XFER_MB:-256}}
 XFER_ONLY=${2:-.}
