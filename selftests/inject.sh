@@ -29,24 +29,12 @@ XFER_MB=${2:-128}
 plan 10
 
 setup() {
-	modprobe veth &&
-	ip netns add a && ip netns add b &&
-	ip -n a link set lo up && ip -n b link set lo up &&
-	ip link add va netns a type veth peer name vb netns b &&
-	ip -n a addr add 198.18.11.1/24 dev va &&
-	ip -n b addr add 198.18.11.2/24 dev vb &&
-	ip -n a link set va up && ip -n b link set vb up
+	veth_pair 198.18.11
 }
 check "two netns joined by veth" -- setup
 check "load rdma_metaroce" -- load_metaroce
 
-links() {
-	ip netns exec a rdma link add mra type metaroce netdev va &&
-	ip netns exec b rdma link add mrb type metaroce netdev vb &&
-	wait_for 20 sh -c 'rdma link show mra/1 | grep -q ACTIVE' &&
-	wait_for 20 sh -c 'rdma link show mrb/1 | grep -q ACTIVE'
-}
-check "rdma links mra (va) and mrb (vb) ACTIVE" -- links
+check "rdma links mra (va) and mrb (vb) ACTIVE" -- metaroce_pair
 
 counter() {	# counter DEV NAME: from debugfs, 0 when absent
 	awk -v n="$2" '$1 == n { print $2; f = 1 } END { if (!f) print 0 }' \

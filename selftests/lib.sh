@@ -87,3 +87,23 @@ pick_xfer_ko() {
 		esac
 	done
 }
+
+# Two netns a and b joined by a veth pair: va = PREFIX.1/24 in a,
+# vb = PREFIX.2/24 in b.
+veth_pair() {	# veth_pair PREFIX (e.g. 198.18.10)
+	modprobe veth &&
+	ip netns add a && ip netns add b &&
+	ip -n a link set lo up && ip -n b link set lo up &&
+	ip link add va netns a type veth peer name vb netns b &&
+	ip -n a addr add "$1".1/24 dev va &&
+	ip -n b addr add "$1".2/24 dev vb &&
+	ip -n a link set va up && ip -n b link set vb up
+}
+
+# metaroce devices mra on va (netns a) and mrb on vb (netns b), both ACTIVE.
+metaroce_pair() {
+	ip netns exec a rdma link add mra type metaroce netdev va &&
+	ip netns exec b rdma link add mrb type metaroce netdev vb &&
+	wait_for 20 sh -c 'rdma link show mra/1 | grep -q ACTIVE' &&
+	wait_for 20 sh -c 'rdma link show mrb/1 | grep -q ACTIVE'
+}

@@ -28,25 +28,13 @@ OUT=$(mktemp -d)
 plan 17
 
 setup() {
-	modprobe veth && modprobe sch_netem &&
-	ip netns add a && ip netns add b &&
-	ip -n a link set lo up && ip -n b link set lo up &&
-	ip link add va netns a type veth peer name vb netns b &&
-	ip -n a addr add 198.18.10.1/24 dev va &&
-	ip -n b addr add 198.18.10.2/24 dev vb &&
-	ip -n a link set va up && ip -n b link set vb up
+	modprobe sch_netem && veth_pair 198.18.10
 }
 check "two netns joined by veth" -- setup
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 check "load rdma_metaroce" -- load_metaroce
 
-links() {
-	ip netns exec a rdma link add mra type metaroce netdev va &&
-	ip netns exec b rdma link add mrb type metaroce netdev vb &&
-	wait_for 20 sh -c 'rdma link show mra/1 | grep -q ACTIVE' &&
-	wait_for 20 sh -c 'rdma link show mrb/1 | grep -q ACTIVE'
-}
-check "rdma links mra and mrb ACTIVE" -- links
+check "rdma links mra and mrb ACTIVE" -- metaroce_pair
 
 counter() {
 	awk -v n="$2" '$1 == n { print $2 }' "$DBG/$1/counters"

@@ -43,13 +43,7 @@ if [ ! -f "$XFER_KO" ]; then
 fi
 
 setup() {
-	modprobe veth && modprobe sch_netem &&
-	ip netns add a && ip netns add b &&
-	ip -n a link set lo up && ip -n b link set lo up &&
-	ip link add va netns a type veth peer name vb netns b &&
-	ip -n a addr add 198.18.10.1/24 dev va &&
-	ip -n b addr add 198.18.10.2/24 dev vb &&
-	ip -n a link set va up && ip -n b link set vb up
+	modprobe sch_netem && veth_pair 198.18.10
 }
 check "two netns joined by veth" -- setup
 
@@ -57,13 +51,7 @@ params=()
 [ -z "${XFER_PATHS:-}" ] || params+=("paths=$XFER_PATHS")
 check "load rdma_metaroce" -- load_metaroce "${params[@]}"
 
-links() {
-	ip netns exec a rdma link add mra type metaroce netdev va &&
-	ip netns exec b rdma link add mrb type metaroce netdev vb &&
-	wait_for 20 sh -c 'rdma link show mra/1 | grep -q ACTIVE' &&
-	wait_for 20 sh -c 'rdma link show mrb/1 | grep -q ACTIVE'
-}
-check "rdma links mra (va) and mrb (vb) ACTIVE" -- links
+check "rdma links mra (va) and mrb (vb) ACTIVE" -- metaroce_pair
 rdma link show 2>&1 | sed 's/^/# /'
 
 # Sum of the named hw counters of a device (0 when absent).
