@@ -22,6 +22,8 @@ KBUILD_VARS := CONFIG_RDMA_METAROCE=m
 -include scripts/testkernel.mk
 # userspace fuzzing of the wire parser and transport core (fuzz)
 -include fuzz/fuzz.mk
+# ns-3 model driving the same transport core (sim-build, sim, sim-check)
+-include sim/sim.mk
 all: modules testmods
 
 modules:

@@ -12,6 +12,7 @@ PKGS=(
 	iproute2 iputils-ping ethtool rdma-core ibverbs-utils rdmacm-utils perftest
 	sparse dkms python3 nvme-cli fio
 	clang llvm libclang-rt-14-dev python3-scapy gnuplot-nox cifs-utils ksmbd-tools nfs-kernel-server
+	libns3-dev pkg-config
 )
 
 missing=()
