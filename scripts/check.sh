@@ -227,6 +227,23 @@ fi
 if [ -s "$OUT/failures.txt" ]; then
 	echo "failures:"
 	sed 's/^/  /' "$OUT/failures.txt"
+	# The comment lines under each "not ok" (kernel reports, log tails):
+	# CI keeps only this output, so it has to say why.
+	echo "failure details:"
+	for f in "$OUT"/*.tap; do
+		awk -v f="$(basename "$f")" '
+			/^not ok/ {
+				print "  " f ": " $0
+				for (i = 0; i < nc; i++) print "    " c[i]
+				nc = 0; n = 15; next
+			}
+			/^#/ {
+				if (n > 0) { print "    " $0; n--; next }
+				if (nc < 15) c[nc++] = $0
+				next
+			}
+			{ n = 0; nc = 0 }' "$f"
+	done | head -n 150
 fi
 echo "check: $((SECONDS - start)) s, results in $OUT"
 if [ "$total_s" -gt 0 ]; then
