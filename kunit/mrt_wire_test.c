@@ -125,6 +125,8 @@ static void expect_pkt_eq(struct kunit *test, const struct mrt_pkt_info *a,
 	KUNIT_EXPECT_EQ(test, a->swap_add, b->swap_add);
 	KUNIT_EXPECT_EQ(test, a->compare, b->compare);
 	KUNIT_EXPECT_EQ(test, a->orig, b->orig);
+	KUNIT_EXPECT_EQ(test, a->qkey, b->qkey);
+	KUNIT_EXPECT_EQ(test, a->pkey, b->pkey);
 	KUNIT_EXPECT_EQ(test, a->imm_data, b->imm_data);
 	KUNIT_EXPECT_EQ(test, a->inv_rkey, b->inv_rkey);
 	expect_ack_eq(test, &a->ack, &b->ack);
@@ -237,7 +239,31 @@ static const struct wire_sample wire_samples[] = {
 		{ 5, 4, 3, { 198, 18, 1, 5 } }, { 4, 4, 4, { 198, 18, 1, 4 } },
 		{ 3, 6, 5, { 0xfd, 3 } }, { 2, 6, 6, { 0xfd, 2 } },
 		{ 1, 6, 7, { 0xfd, 1 } }, { 0, 6, 8, { 0xfd, 0 } } } } },
+	/* datagrams: no connection fields, whole message in one packet */
+	{ "ud_send_mad", { .opcode = MRW_OP_UD_SEND, .dst_qpn = 1,
+		.src_qpn = 1, .flags = MRW_F_FIRST | MRW_F_LAST,
+		.payload_len = 256, .msg_len = 256, .qkey = 0x80010000,
+		.pkey = 0xffff } },
+	{ "ud_send_imm_sol_max", { .opcode = MRW_OP_UD_SEND,
+		.dst_qpn = 0xfffffe, .src_qpn = 0x000002,
+		.flags = MRW_F_FIRST | MRW_F_LAST | MRW_F_IMM | MRW_F_SOLICITED,
+		.payload_len = MRW_UD_MAX_PAYLOAD,
+		.msg_len = MRW_UD_MAX_PAYLOAD, .qkey = 0x11111111,
+		.pkey = 0x7fff, .imm_data = 0xdeadbeef } },
+	{ "ud_send_empty", { .opcode = MRW_OP_UD_SEND, .dst_qpn = 5,
+		.src_qpn = 6, .flags = MRW_F_FIRST | MRW_F_LAST } },
 };
+
+/* Index of the first sample with this opcode. */
+static u32 wire_sample_of(u8 opcode)
+{
+	u32 s;
+
+	for (s = 0; s < ARRAY_SIZE(wire_samples); s++)
+		if (wire_samples[s].pi.opcode == opcode)
+			break;
+	return s;
+}
 
 static void wire_sample_desc(const struct wire_sample *s, char *desc)
 {
@@ -391,8 +417,11 @@ static void mrt_wire_bad_opcode(struct kunit *test)
 		}
 		known++;
 	}
-	/* SEND WRITE READ_REQ READ_RESP CMP_SWP FETCH_ADD ATOMIC_RESP ACK NAK PLANE_ADV */
-	KUNIT_EXPECT_EQ(test, known, 10);
+	/*
+	 * SEND WRITE READ_REQ READ_RESP CMP_SWP FETCH_ADD ATOMIC_RESP ACK NAK
+	 * PLANE_ADV UD_SEND
+	 */
+	KUNIT_EXPECT_EQ(test, known, 11);
 }
 
 /* Each flag a given opcode does not allow is BAD_FLAGS. */
@@ -412,6 +441,8 @@ static void mrt_wire_bad_flags(struct kunit *test)
 		{ MRW_OP_NAK, 0xff & ~MRW_F_ACK },
 		{ MRW_OP_PLANE_ADV, MRW_F_FIRST | MRW_F_LAST | MRW_F_SOLICITED |
 				    MRW_F_IMM | MRW_F_INV },
+		{ MRW_OP_UD_SEND, MRW_F_ACK_REQ | MRW_F_RETX | MRW_F_INV |
+				  MRW_F_ACK },
 	};
 	struct mrt_pkt_info out;
 	u32 i, s, bit, len;
@@ -805,6 +836,88 @@ static void mrt_wire_build_errors(struct kunit *test)
 			MRT_WIRE_EINVAL);
 }
 
+/*
+ * UD_SEND rejections: a datagram is always one whole packet, carries at
+ * most MRW_UD_MAX_PAYLOAD bytes and has an 8-byte header.
+ */
+static void mrt_wire_bad_ud(struct kunit *test)
+{
+	u32 s = wire_sample_of(MRW_OP_UD_SEND);
+	struct mrt_pkt_info pi, out;
+	u8 buf[MRW_HDR_MAX];
+	u32 len;
+	u8 *pkt;
+
+	KUNIT_ASSERT_LT(test, s, (u32)ARRAY_SIZE(wire_samples));
+	pkt = wire_packet(test, &wire_samples[s].pi, &len);
+
+	/* not FIRST and LAST: a datagram cannot be segmented */
+	pkt[offsetof(struct mrw_bth, flags)] &= ~MRW_F_LAST;
+	KUNIT_EXPECT_EQ(test, wire_parse_copy(test, pkt, len, &out),
+			MRT_DROP_BAD_FLAGS);
+	pkt[offsetof(struct mrw_bth, flags)] |= MRW_F_LAST;
+	pkt[offsetof(struct mrw_bth, flags)] &= ~MRW_F_FIRST;
+	KUNIT_EXPECT_EQ(test, wire_parse_copy(test, pkt, len, &out),
+			MRT_DROP_BAD_FLAGS);
+	pkt[offsetof(struct mrw_bth, flags)] |= MRW_F_FIRST;
+
+	/* header length of another opcode */
+	pkt[offsetof(struct mrw_bth, hdr_words)] += 1;
+	KUNIT_EXPECT_EQ(test, wire_parse_copy(test, pkt, len, &out),
+			MRT_DROP_BAD_HDR_LEN);
+	pkt[offsetof(struct mrw_bth, hdr_words)] -= 2;
+	KUNIT_EXPECT_EQ(test, wire_parse_copy(test, pkt, len, &out),
+			MRT_DROP_BAD_HDR_LEN);
+	pkt[offsetof(struct mrw_bth, hdr_words)] += 1;
+	KUNIT_EXPECT_EQ(test, wire_parse_copy(test, pkt, len, &out),
+			MRT_DROP_NONE);
+	KUNIT_EXPECT_EQ(test, out.qkey, 0x80010000U);
+	KUNIT_EXPECT_EQ(test, out.pkey, 0xffff);
+	KUNIT_EXPECT_EQ(test, out.msg_len, out.payload_len);
+
+	/* the reserved half-word is ignored */
+	pkt[MRW_BTH_LEN + offsetof(struct mrw_ud, rsvd)] = 0xa5;
+	KUNIT_EXPECT_EQ(test, wire_parse_copy(test, pkt, len, &out),
+			MRT_DROP_NONE);
+
+	/* one byte more than the largest datagram, as received and as built */
+	pi = wire_samples[s].pi;
+	pi.payload_len = MRW_UD_MAX_PAYLOAD + 1;
+	pi.msg_len = pi.payload_len;
+	KUNIT_EXPECT_EQ(test, mrt_wire_build(buf, sizeof(buf), &pi),
+			MRT_WIRE_EINVAL);
+	pkt = kunit_kzalloc(test, MRW_BTH_LEN + MRW_UD_LEN + pi.payload_len,
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pkt);
+	pi.payload_len = MRW_UD_MAX_PAYLOAD;
+	pi.msg_len = pi.payload_len;
+	KUNIT_ASSERT_EQ(test, mrt_wire_build(pkt, MRW_HDR_MAX, &pi),
+			MRW_BTH_LEN + MRW_UD_LEN);
+	put_be16(pkt + offsetof(struct mrw_bth, payload_len),
+		 MRW_UD_MAX_PAYLOAD + 1);
+	KUNIT_EXPECT_EQ(test, mrt_wire_parse(pkt, MRW_BTH_LEN + MRW_UD_LEN +
+					     MRW_UD_MAX_PAYLOAD + 1, &out),
+			MRT_DROP_BAD_LENGTH);
+
+	/* datagram headers and their bytes */
+	KUNIT_EXPECT_EQ(test, mrt_wire_hdr_len(MRW_OP_UD_SEND,
+					       MRW_F_FIRST | MRW_F_LAST, 0),
+			MRW_BTH_LEN + MRW_UD_LEN);
+	KUNIT_EXPECT_EQ(test, mrt_wire_hdr_len(MRW_OP_UD_SEND, MRW_F_FIRST |
+					       MRW_F_LAST | MRW_F_IMM, 0),
+			MRW_BTH_LEN + MRW_UD_LEN + MRW_IMM_LEN);
+	pi = wire_samples[s].pi;
+	KUNIT_ASSERT_EQ(test, mrt_wire_build(buf, sizeof(buf), &pi),
+			MRW_BTH_LEN + MRW_UD_LEN);
+	KUNIT_EXPECT_EQ(test, buf[offsetof(struct mrw_bth, opcode)], 0x12);
+	KUNIT_EXPECT_EQ(test, buf[MRW_BTH_LEN + 0], 0x80);
+	KUNIT_EXPECT_EQ(test, buf[MRW_BTH_LEN + 1], 0x01);
+	KUNIT_EXPECT_EQ(test, buf[MRW_BTH_LEN + 2], 0x00);
+	KUNIT_EXPECT_EQ(test, buf[MRW_BTH_LEN + 3], 0x00);
+	KUNIT_EXPECT_EQ(test, buf[MRW_BTH_LEN + 4], 0xff);
+	KUNIT_EXPECT_EQ(test, buf[MRW_BTH_LEN + 5], 0xff);
+}
+
 static void mrt_wire_opcode_classes(struct kunit *test)
 {
 	KUNIT_EXPECT_TRUE(test, mrt_wire_op_sequenced(MRW_OP_SEND));
@@ -817,6 +930,8 @@ static void mrt_wire_opcode_classes(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, mrt_wire_op_sequenced(MRW_OP_PLANE_ADV));
 	KUNIT_EXPECT_FALSE(test, mrt_wire_op_sequenced(MRW_OP_ACK));
 	KUNIT_EXPECT_FALSE(test, mrt_wire_op_sequenced(MRW_OP_NAK));
+	KUNIT_EXPECT_FALSE(test, mrt_wire_op_sequenced(MRW_OP_UD_SEND));
+	KUNIT_EXPECT_TRUE(test, mrt_wire_op_has_payload(MRW_OP_UD_SEND));
 	KUNIT_EXPECT_FALSE(test, mrt_wire_op_sequenced(0));
 	KUNIT_EXPECT_TRUE(test, mrt_wire_op_has_payload(MRW_OP_SEND));
 	KUNIT_EXPECT_TRUE(test, mrt_wire_op_has_payload(MRW_OP_WRITE));
@@ -962,6 +1077,10 @@ static const struct wire_field wire_fields[] = {
 	F(mrw_plane_addr, udp_port, 2, 2),
 	F(mrw_plane_addr, rsvd, 4, 4),
 	F(mrw_plane_addr, addr, 8, 16),
+
+	F(mrw_ud, qkey, 0, 4),
+	F(mrw_ud, pkey, 4, 2),
+	F(mrw_ud, rsvd, 6, 2),
 };
 
 #undef F
@@ -986,6 +1105,7 @@ static const struct wire_struct wire_structs[] = {
 	{ "mrw_nak", sizeof(struct mrw_nak), 16 },
 	{ "mrw_plane_adv", sizeof(struct mrw_plane_adv), 8 },
 	{ "mrw_plane_addr", sizeof(struct mrw_plane_addr), 24 },
+	{ "mrw_ud", sizeof(struct mrw_ud), 8 },
 };
 
 static void mrt_wire_layout_matches_doc(struct kunit *test)
@@ -1017,7 +1137,7 @@ static void mrt_wire_layout_matches_doc(struct kunit *test)
 		structs_seen++;
 	}
 	KUNIT_EXPECT_EQ(test, structs_seen, ARRAY_SIZE(wire_structs));
-	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(wire_fields), 68);
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(wire_fields), 71);
 	for (j = 0; j < ARRAY_SIZE(wire_structs); j++)
 		KUNIT_EXPECT_EQ_MSG(test, wire_structs[j].size,
 				    wire_structs[j].doc_size, "sizeof(struct %s)",
@@ -1155,6 +1275,7 @@ static struct kunit_case mrt_wire_cases[] = {
 	KUNIT_CASE(mrt_wire_bad_syndrome),
 	KUNIT_CASE(mrt_wire_bad_plane),
 	KUNIT_CASE(mrt_wire_build_errors),
+	KUNIT_CASE(mrt_wire_bad_ud),
 	KUNIT_CASE(mrt_wire_opcode_classes),
 	KUNIT_CASE(mrt_wire_mtu),
 	KUNIT_CASE(mrt_wire_drop_names),

@@ -40,6 +40,11 @@ enum mrw_opcode {
 	/* Unsequenced opcodes: PSN field is 0 and ignored. */
 	MRW_OP_ACK		= 0x10,
 	MRW_OP_NAK		= 0x11,
+	/*
+	 * Datagram to a UD or GSI QP: one packet, no connection, never
+	 * acknowledged; conn_token, stream_id, path_id and psn are 0.
+	 */
+	MRW_OP_UD_SEND		= 0x12,
 };
 
 /* struct mrw_bth.flags */
@@ -119,6 +124,19 @@ struct mrw_atomic_resp {
 	__be32	msn;		/* msn of the atomic request */
 	__be32	rsvd;
 } __attribute__((packed));
+
+/*
+ * UD_SEND: a whole message for the receive queue of QP dst_qpn. FIRST and
+ * LAST are both set; MRW_F_IMM and MRW_F_SOLICITED are allowed.
+ */
+struct mrw_ud {
+	__be32	qkey;		/* must equal the destination QP's Q_Key */
+	__be16	pkey;		/* partition key; 0xffff: default partition */
+	__be16	rsvd;		/* zero on send, ignored on receive */
+} __attribute__((packed));
+
+/* Largest UD_SEND payload (the largest IB MTU; the port MTU may be less). */
+#define MRW_UD_MAX_PAYLOAD	4096
 
 /* Extensions after the opcode header; at most one of the two. */
 struct mrw_imm {
@@ -207,6 +225,7 @@ struct mrw_plane_addr {
 #define MRW_NAK_LEN		16
 #define MRW_PLANE_ADV_LEN	8
 #define MRW_PLANE_ADDR_LEN	24
+#define MRW_UD_LEN		8
 
 /*
  * Largest header stack in front of a payload: BTH + WRITE + IMM + ACK.

@@ -70,6 +70,13 @@ static const struct mrt_op_desc mrt_desc_nak = {
 	.hdr_len = MRW_NAK_LEN, .allowed_flags = MRW_F_ACK,
 };
 
+/* A datagram: one packet, unsequenced, no piggybacked ACK. */
+static const struct mrt_op_desc mrt_desc_ud_send = {
+	.hdr_len = MRW_UD_LEN,
+	.allowed_flags = MRW_F_FIRST | MRW_F_LAST | MRW_F_SOLICITED | MRW_F_IMM,
+	.single = true, .payload = true,
+};
+
 static const struct mrt_op_desc *mrt_op_desc(u8 opcode)
 {
 	switch (opcode) {
@@ -92,6 +99,8 @@ static const struct mrt_op_desc *mrt_op_desc(u8 opcode)
 		return &mrt_desc_ack;
 	case MRW_OP_NAK:
 		return &mrt_desc_nak;
+	case MRW_OP_UD_SEND:
+		return &mrt_desc_ud_send;
 	}
 	return NULL;
 }
@@ -111,6 +120,10 @@ static void mrt_wire_size_checks(void)
 	BUILD_BUG_ON(sizeof(struct mrw_nak) != MRW_NAK_LEN);
 	BUILD_BUG_ON(sizeof(struct mrw_plane_adv) != MRW_PLANE_ADV_LEN);
 	BUILD_BUG_ON(sizeof(struct mrw_plane_addr) != MRW_PLANE_ADDR_LEN);
+	BUILD_BUG_ON(sizeof(struct mrw_ud) != MRW_UD_LEN);
+	/* a datagram's headers fit in what the MTU arithmetic reserves */
+	BUILD_BUG_ON(MRW_BTH_LEN + MRW_UD_LEN + MRW_IMM_LEN >
+		     MRW_WIRE_OVERHEAD_MAX);
 	/* hdr_words is a u8 count of 4-byte words. */
 	BUILD_BUG_ON(MRW_HDR_MAX > 255 * 4);
 	BUILD_BUG_ON(MRW_HDR_MAX % 4 || MRW_WIRE_OVERHEAD_MAX % 4);
@@ -434,6 +447,16 @@ static enum mrt_drop_reason mrt_get_op_hdr(const u8 *p, struct mrt_pkt_info *pi)
 		}
 		return MRT_DROP_BAD_SYNDROME;
 	}
+	case MRW_OP_UD_SEND: {
+		const struct mrw_ud *h = (const void *)p;
+
+		pi->qkey = be32_to_cpu(h->qkey);
+		pi->pkey = be16_to_cpu(h->pkey);
+		/* the whole message is this packet */
+		pi->msg_len = pi->payload_len;
+		return pi->payload_len > MRW_UD_MAX_PAYLOAD ?
+		       MRT_DROP_BAD_LENGTH : MRT_DROP_NONE;
+	}
 	case MRW_OP_PLANE_ADV:
 		/* num_planes was read and bounded by the caller. */
 		return mrt_get_planes((const void *)(p + MRW_PLANE_ADV_LEN), pi);
@@ -614,6 +637,14 @@ void mrt_wire_put_atomic_resp(struct mrw_atomic_resp *h,
 }
 EXPORT_SYMBOL_NS_GPL(mrt_wire_put_atomic_resp, METAROCE_CORE);
 
+void mrt_wire_put_ud(struct mrw_ud *h, const struct mrt_pkt_info *pi)
+{
+	h->qkey = cpu_to_be32(pi->qkey);
+	h->pkey = cpu_to_be16(pi->pkey);
+	h->rsvd = 0;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_wire_put_ud, METAROCE_CORE);
+
 void mrt_wire_put_ack(struct mrw_ack *h, const struct mrt_wire_ack *ack)
 {
 	int i;
@@ -692,6 +723,9 @@ static void mrt_put_op_hdr(u8 *p, const struct mrt_pkt_info *pi)
 		break;
 	case MRW_OP_NAK:
 		mrt_wire_put_nak((void *)p, &pi->nak);
+		break;
+	case MRW_OP_UD_SEND:
+		mrt_wire_put_ud((void *)p, pi);
 		break;
 	case MRW_OP_PLANE_ADV:
 		mrt_wire_put_plane_adv((void *)p,

@@ -91,6 +91,7 @@ struct mrt_wire_plane {
  *   FETCH_ADD    va rkey msn swap_add compare
  *   ATOMIC_RESP  msn orig
  *   ACK          ack            NAK  nak           PLANE_ADV  planes
+ *   UD_SEND      qkey pkey msg_len(= payload_len)
  *   MRW_F_IMM    imm_data       MRW_F_INV  inv_rkey   MRW_F_ACK  ack
  */
 struct mrt_pkt_info {
@@ -116,6 +117,8 @@ struct mrt_pkt_info {
 	u64 swap_add;
 	u64 compare;
 	u64 orig;
+	u32 qkey;
+	u16 pkey;
 	/* extensions */
 	u32 imm_data;
 	u32 inv_rkey;
@@ -180,6 +183,7 @@ void mrt_wire_put_read_resp(struct mrw_read_resp *h,
 void mrt_wire_put_atomic(struct mrw_atomic *h, const struct mrt_pkt_info *pi);
 void mrt_wire_put_atomic_resp(struct mrw_atomic_resp *h,
 			      const struct mrt_pkt_info *pi);
+void mrt_wire_put_ud(struct mrw_ud *h, const struct mrt_pkt_info *pi);
 void mrt_wire_put_ack(struct mrw_ack *h, const struct mrt_wire_ack *ack);
 void mrt_wire_put_nak(struct mrw_nak *h, const struct mrt_wire_nak *nak);
 void mrt_wire_put_plane_adv(struct mrw_plane_adv *h,
