@@ -21,6 +21,7 @@
 
 #include "mro_net.h"
 #include "mro_verbs.h"
+#include "mrt_wire.h"
 
 #define MRO_PORT_NUM		1	/* one port per device, numbered from 1 */
 #define MRO_GID_TBL_LEN		128	/* per port, filled by roce_gid_mgmt */
@@ -45,7 +46,7 @@
  * Per-device counters: name value lines in debugfs
  * (/sys/kernel/debug/metaroce/<ibdev>/counters) and the port's
  * hw_counters (rdma statistic show link <ibdev>/1). To add one, append it
- * before MRO_NUM_COUNTERS and name it in mro_counter_names[] (mro_dev.c;
+ * before MRO_CNT_DROP_FIRST and name it in mro_counter_names[] (mro_stats.c;
  * a build check keeps the two the same length).
  */
 enum mro_counter {
@@ -64,8 +65,31 @@ enum mro_counter {
 	MRO_CNT_NAKS_SENT,
 	MRO_CNT_RX_DUPLICATES,		/* data already received / placed: dropped */
 	MRO_CNT_RX_DROPS,		/* every other data path drop (see dmesg dump) */
+	/* transport events (glue, or deltas of the core's per-path stats) */
+	MRO_CNT_RTOS,			/* retransmission timeouts (mro_timer.c) */
+	MRO_CNT_TLP_PROBES,		/* tail-loss probe timer expiries */
+	MRO_CNT_LOST_PACKETS,		/* packets the sender declared lost */
+	MRO_CNT_SACK_GAPS,		/* receiver: a PSN arrived past a hole */
+	MRO_CNT_ECN_CE_RX,		/* receiver: packets with IP ECN = CE */
+	MRO_CNT_ECN_CE_ECHOED,		/* sender: CE marks the peer echoed */
+	MRO_CNT_RATE_HINT_UPDATES,	/* peer's rate hint changed (none sent yet) */
+	MRO_CNT_PATH_REPICKS,		/* failed path moved to a new source port */
+	MRO_CNT_PLANE_FAILOVERS,	/* always 0: one plane per device so far */
+	/*
+	 * Receive drops by reason: MRO_CNT_DROP_FIRST + (reason - 1) for
+	 * every enum mrt_drop_reason but MRT_DROP_NONE. They sum to
+	 * rx_drops + rx_duplicates.
+	 */
+	MRO_CNT_DROP_FIRST,
+	MRO_CNT_DROP_LAST = MRO_CNT_DROP_FIRST + MRT_DROP_NR_REASONS - 2,
 	MRO_NUM_COUNTERS
 };
+
+/* The counter of one drop reason (MRT_DROP_NONE has none). */
+static inline enum mro_counter mro_drop_counter(enum mrt_drop_reason why)
+{
+	return MRO_CNT_DROP_FIRST + why - 1;
+}
 
 struct mro_counters {
 	u64 val[MRO_NUM_COUNTERS];
@@ -131,6 +155,17 @@ static inline void mro_counter_inc(struct mro_dev *dev, enum mro_counter c)
 }
 
 u64 mro_counter_read(struct mro_dev *dev, enum mro_counter c);
+
+/* Count a received packet dropped for why (MRT_DROP_NONE: nothing). */
+static inline void mro_count_drop(struct mro_dev *dev, enum mrt_drop_reason why)
+{
+	if (why > MRT_DROP_NONE && why < MRT_DROP_NR_REASONS)
+		mro_counter_inc(dev, mro_drop_counter(why));
+}
+
+/* mro_stats.c: hw_stats of the port, per-QP rdma statistic counters */
+extern const struct ib_device_ops mro_stats_ops;
+void mro_stats_init(void);
 
 /* Largest payload of one packet, in bytes (the port's active MTU). */
 static inline unsigned int mro_dev_mtu(const struct mro_dev *dev)

@@ -12,6 +12,7 @@
 #include "mro_net.h"
 #include "mro_verbs.h"
 #include "mro_conn.h"
+#include "mro_trace.h"
 
 static inline struct mro_sqe *mro_sqe_of(struct mro_conn *conn, u32 idx)
 {
@@ -59,8 +60,10 @@ void mro_comp_rx_ack(struct mro_conn *conn, const struct mrt_pkt_info *pi,
 		     u64 now)
 {
 	struct mrt_ack_info ai = {};
-	u32 i, n = 0;
-	u64 spurious;
+	const struct mrt_path *p;
+	u32 i, n = 0, hint, pwnd;
+	u64 spurious, losses, ce;
+	u8 state;
 
 	if (!conn->tx_ready)
 		return;
@@ -75,16 +78,44 @@ void mro_comp_rx_ack(struct mro_conn *conn, const struct mrt_pkt_info *pi,
 	ai.rate_hint_mbps = pi->ack.rate_hint_mbps;
 	if (ai.path_id >= conn->nr_paths) {
 		mro_conn_count_drop(conn, MRT_DROP_BAD_PATH);
+		mro_count_drop(conn->dev, MRT_DROP_BAD_PATH);
 		return;
 	}
-	spurious = conn->paths[ai.path_id].tx.stats.spurious;
+	/* what the core does with it, from its path stats (read only) */
+	p = &conn->paths[ai.path_id];
+	spurious = p->tx.stats.spurious;
+	losses = p->tx.stats.losses;
+	ce = p->tx.stats.ce;
+	hint = conn->core.rate_hint_mbps;
+	pwnd = conn->paths[ai.path_id].cc.pwnd;
+	state = p->tx.state;
 	if (mrt_conn_on_ack(&conn->core, &ai, now, conn->acked, &n)) {
 		mro_conn_count_drop(conn, MRT_DROP_BAD_SACK);
+		mro_count_drop(conn->dev, MRT_DROP_BAD_SACK);
 		return;
 	}
-	spurious = conn->paths[ai.path_id].tx.stats.spurious - spurious;
+	spurious = p->tx.stats.spurious - spurious;
 	if (spurious)
 		mro_counter_add(conn->dev, MRO_CNT_SPURIOUS_RETX, spurious);
+	losses = p->tx.stats.losses - losses;
+	if (losses)
+		mro_counter_add(conn->dev, MRO_CNT_LOST_PACKETS, losses);
+	ce = p->tx.stats.ce - ce;
+	if (ce) {
+		mro_counter_add(conn->dev, MRO_CNT_ECN_CE_ECHOED, ce);
+		trace_mro_ce_echo(&conn->dev->ibdev, conn->qp->ibqp.qp_num,
+				  ai.path_id, (u32)ce, pwnd,
+				  conn->paths[ai.path_id].cc.pwnd);
+	}
+	if (conn->core.rate_hint_mbps != hint) {
+		mro_counter_inc(conn->dev, MRO_CNT_RATE_HINT_UPDATES);
+		trace_mro_rate_hint(&conn->dev->ibdev, conn->qp->ibqp.qp_num,
+				    hint, conn->core.rate_hint_mbps);
+	}
+	if (p->tx.state != state)
+		trace_mro_path_state(&conn->dev->ibdev, conn->qp->ibqp.qp_num,
+				     ai.path_id, mro_conn_sport(conn, ai.path_id),
+				     state, p->tx.state);
 	for (i = 0; i < n; i++)
 		mrt_msg_tx_ack(&conn->msg_tx, conn->acked[i]);
 	if (n)
@@ -151,6 +182,8 @@ enum mrt_drop_reason mro_comp_rx_resp(struct mro_conn *conn,
 		return MRT_DROP_BAD_PATH;
 	verdict = mrt_conn_rx(&conn->core, pi->path_id, pi->psn, pi->tsval,
 			      rx_flags, now, &gap);
+	if (verdict == MRT_RX_NEW && gap)
+		mro_counter_inc(conn->dev, MRO_CNT_SACK_GAPS);
 	if (mrt_conn_ack_due(&conn->core, pi->path_id, now, &conn->scratch_ns))
 		mro_resp_queue_ack(conn, pi->path_id, now);
 	if (verdict != MRT_RX_NEW)

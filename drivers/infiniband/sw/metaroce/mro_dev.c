@@ -46,38 +46,6 @@ static DEFINE_MUTEX(mro_dev_lock);	/* mro_dev_list, mro_ndev_table */
 static DEFINE_HASHTABLE(mro_ndev_table, MRO_NDEV_HASH_BITS);
 static struct workqueue_struct *mro_wq;	/* unregistrations from the notifier */
 
-const char * const mro_counter_names[] = {
-	[MRO_CNT_RX_PACKETS] = "rx_packets",
-	[MRO_CNT_RX_UNKNOWN] = "rx_unknown",
-	[MRO_CNT_TX_PACKETS] = "tx_packets",
-	[MRO_CNT_TX_ERRORS] = "tx_errors",
-	[MRO_CNT_LOOPBACK_PACKETS] = "loopback_packets",
-	[MRO_CNT_LOOPBACK_DROPS] = "loopback_drops",
-	[MRO_CNT_LINK_DOWNED] = "link_downed",
-	[MRO_CNT_TX_DATA] = "tx_data_packets",
-	[MRO_CNT_RETRANSMITS] = "retransmits",
-	[MRO_CNT_SPURIOUS_RETX] = "spurious_retransmits",
-	[MRO_CNT_ACKS_SENT] = "acks_sent",
-	[MRO_CNT_NAKS_SENT] = "naks_sent",
-	[MRO_CNT_RX_DUPLICATES] = "rx_duplicates",
-	[MRO_CNT_RX_DROPS] = "rx_drops",
-};
-
-static_assert(ARRAY_SIZE(mro_counter_names) == MRO_NUM_COUNTERS);
-
-/* rdma hw_counters descriptors, filled from the names at module init */
-static struct rdma_stat_desc mro_stat_descs[MRO_NUM_COUNTERS];
-
-u64 mro_counter_read(struct mro_dev *dev, enum mro_counter c)
-{
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(dev->counters, cpu)->val[c]);
-	return sum;
-}
-
 /* ---- registry ----------------------------------------------------------- */
 
 static struct mro_dev *mro_dev_find_locked(const struct net_device *ndev)
@@ -337,25 +305,6 @@ static int mro_dev_query_device(struct ib_device *ibdev,
 	return err;
 }
 
-static struct rdma_hw_stats *mro_alloc_hw_port_stats(struct ib_device *ibdev,
-						     u32 port_num)
-{
-	return rdma_alloc_hw_stats_struct(mro_stat_descs, MRO_NUM_COUNTERS,
-					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
-}
-
-static int mro_get_hw_stats(struct ib_device *ibdev,
-			    struct rdma_hw_stats *stats, u32 port_num,
-			    int index)
-{
-	struct mro_dev *dev = to_mro_dev(ibdev);
-	int i;
-
-	for (i = 0; i < MRO_NUM_COUNTERS; i++)
-		stats->value[i] = mro_counter_read(dev, i);
-	return MRO_NUM_COUNTERS;
-}
-
 /* ---- device lifetime ------------------------------------------------------ */
 
 /*
@@ -401,8 +350,6 @@ static const struct ib_device_ops mro_dev_ops = {
 	.get_port_immutable = mro_get_port_immutable,
 	.get_link_layer = mro_get_link_layer,
 	.query_pkey = mro_query_pkey,
-	.alloc_hw_port_stats = mro_alloc_hw_port_stats,
-	.get_hw_stats = mro_get_hw_stats,
 	.dealloc_driver = mro_dealloc_driver,
 };
 
@@ -497,6 +444,7 @@ static int mro_newlink(const char *name, struct net_device *ndev)
 	ib_set_device_ops(&dev->ibdev, &mro_dev_ops);
 	ib_set_device_ops(&dev->ibdev, &mro_verbs_ops);
 	ib_set_device_ops(&dev->ibdev, &mro_restrack_ops);
+	ib_set_device_ops(&dev->ibdev, &mro_stats_ops);	/* mro_stats.c */
 	INIT_HLIST_NODE(&dev->ndev_node);
 	INIT_WORK(&dev->unreg_work, mro_unreg_work);
 	mro_loopback_init(dev);
@@ -619,10 +567,9 @@ static struct notifier_block mro_netdev_notifier = {
 
 int mro_dev_init(void)
 {
-	int err, i;
+	int err;
 
-	for (i = 0; i < MRO_NUM_COUNTERS; i++)
-		mro_stat_descs[i].name = mro_counter_names[i];
+	mro_stats_init();
 
 	mro_wq = alloc_workqueue("metaroce", WQ_UNBOUND, 0);
 	if (!mro_wq)

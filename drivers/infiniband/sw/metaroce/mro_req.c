@@ -20,6 +20,7 @@
 #include "mro_net.h"
 #include "mro_verbs.h"
 #include "mro_conn.h"
+#include "mro_trace.h"
 
 /* With up to this many SGEs a 4 KiB payload never needs > MAX_SKB_FRAGS. */
 #define MRO_FRAG_MAX_SGE	4
@@ -376,9 +377,38 @@ static struct sk_buff *mro_resp_build(struct mro_conn *conn,
 	return skb;
 }
 
+/*
+ * The path that lost the packet at the head of the core's retransmit
+ * queue (what a resend decision takes first), -1 if the queue is empty.
+ * Read only, for the retransmit tracepoint's reason.
+ */
+static int mro_req_retx_head_path(const struct mro_conn *conn)
+{
+	const struct mrt_conn *c = &conn->core;
+
+	if (!c->retxq_len || c->retxq_head >= c->retxq_cap)
+		return -1;
+	return c->retxq[c->retxq_head].lost_on;
+}
+
+static void mro_req_trace_retx(struct mro_conn *conn,
+			       const struct mrt_tx_decision *d, int lost_on)
+{
+	u8 reason = MRO_RETX_SACK;
+
+	if (d->flags & MRT_TXF_PROBE)
+		reason = MRO_RETX_TLP;
+	else if (lost_on < 0 || lost_on >= conn->nr_paths)
+		lost_on = d->path_id;	/* not from the queue: a probe copy */
+	else if (conn->paths[lost_on].tx.consecutive_rtos)
+		reason = MRO_RETX_RTO;	/* lost with an RTO's flight */
+	trace_mro_retransmit(&conn->dev->ibdev, conn->qp->ibqp.qp_num,
+			     d->path_id, d->psn, lost_on, reason);
+}
+
 static void mro_req_send_seg(struct mro_conn *conn,
 			     const struct mrt_tx_decision *d,
-			     const struct mrt_seg *seg)
+			     const struct mrt_seg *seg, int lost_on)
 {
 	struct mrt_pkt_info pi;
 	struct sk_buff *skb;
@@ -405,9 +435,13 @@ static void mro_req_send_seg(struct mro_conn *conn,
 	conn->stats.tx_pkts++;
 	conn->stats.tx_bytes += pi.payload_len;
 	mro_counter_inc(conn->dev, MRO_CNT_TX_DATA);
+	if (d->flags & MRT_TXF_PROBE)
+		mro_counter_inc(conn->dev, MRO_CNT_TLP_PROBES);
 	if (d->kind == MRT_TX_RESEND) {
 		conn->stats.tx_retx++;
 		mro_counter_inc(conn->dev, MRO_CNT_RETRANSMITS);
+		if (trace_mro_retransmit_enabled())
+			mro_req_trace_retx(conn, d, lost_on);
 	}
 	__skb_queue_tail(&conn->txq, skb);
 }
@@ -415,10 +449,41 @@ static void mro_req_send_seg(struct mro_conn *conn,
 /* New source ports for paths the core gave up on. */
 static void mro_req_repick(struct mro_conn *conn, u64 now)
 {
-	u16 pid;
+	u32 qpn = conn->qp->ibqp.qp_num;
+	const struct mrt_path_tx *tx;
+	u16 pid, old_sport;
+	u32 losses;
+	u8 state;
 
-	while (mrt_conn_take_repick(&conn->core, now, &pid))
+	for (;;) {
+		/* which path is next is the core's choice: see it afterwards */
+		if (!conn->core.repick_pending)
+			break;
+		pid = __ffs64(conn->core.repick_pending);
+		if (pid >= conn->nr_paths) {	/* not ours to follow: plain */
+			while (mrt_conn_take_repick(&conn->core, now, &pid))
+				mro_conn_new_sport(conn, pid);
+			break;
+		}
+		tx = &conn->paths[pid].tx;
+		state = tx->state;
+		losses = (u32)tx->stats.losses;
+		old_sport = mro_conn_sport(conn, pid);
+		if (!mrt_conn_take_repick(&conn->core, now, &pid))
+			break;
 		mro_conn_new_sport(conn, pid);
+		tx = &conn->paths[pid].tx;
+		losses = (u32)tx->stats.losses - losses;
+		mro_counter_inc(conn->dev, MRO_CNT_PATH_REPICKS);
+		if (losses)
+			mro_counter_add(conn->dev, MRO_CNT_LOST_PACKETS, losses);
+		trace_mro_repick(&conn->dev->ibdev, qpn, pid, old_sport,
+				 mro_conn_sport(conn, pid), losses);
+		if (tx->state != state)
+			trace_mro_path_state(&conn->dev->ibdev, qpn, pid,
+					     mro_conn_sport(conn, pid), state,
+					     tx->state);
+	}
 }
 
 /*
@@ -436,7 +501,7 @@ static bool mro_req_build_batch(struct mro_conn *conn)
 	mro_req_repick(conn, now);
 	for (n = 0; n < MRO_PUSH_BUDGET; n++) {
 		bool have = mrt_msg_tx_peek(&conn->msg_tx, &seg);
-		int kind;
+		int kind, lost_on = mro_req_retx_head_path(conn);
 
 		kind = mrt_conn_next_tx(&conn->core, now,
 					have ? seg.handle : MRT_NO_HANDLE, &d);
@@ -448,7 +513,7 @@ static bool mro_req_build_batch(struct mro_conn *conn)
 					       &seg)) {
 			continue;	/* completed meanwhile */
 		}
-		mro_req_send_seg(conn, &d, &seg);
+		mro_req_send_seg(conn, &d, &seg, lost_on);
 	}
 	if (conn->core.error && conn->fatal_status < 0)
 		conn->fatal_status = IB_WC_GENERAL_ERR;

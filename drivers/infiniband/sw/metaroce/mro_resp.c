@@ -502,6 +502,8 @@ static enum mrt_drop_reason mro_resp_request(struct mro_conn *conn,
 
 	verdict = mrt_conn_rx(&conn->core, pi->path_id, pi->psn, pi->tsval,
 			      rx_flags, now, &gap);
+	if (verdict == MRT_RX_NEW && gap)
+		mro_counter_inc(conn->dev, MRO_CNT_SACK_GAPS);
 	if (verdict != MRT_RX_NEW) {
 		mro_resp_ack_policy(conn, pi->path_id, now);
 		if (mr)
@@ -596,8 +598,10 @@ static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 	bool solicited, more;
 	int n;
 
-	if (mro_skb_ce(skb))
+	if (mro_skb_ce(skb)) {
 		rx_flags |= MRT_RXF_CE;
+		mro_counter_inc(conn->dev, MRO_CNT_ECN_CE_RX);
+	}
 	if (pi->flags & MRW_F_RETX)
 		rx_flags |= MRT_RXF_RETX;
 	if (pi->flags & MRW_F_ACK_REQ)
@@ -648,8 +652,10 @@ static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 		mro_comp_rx_ack(conn, pi, now);
 	mro_req_push_locked(conn);
 unlock:
-	if (why != MRT_DROP_NONE)
+	if (why != MRT_DROP_NONE) {
 		mro_conn_count_drop(conn, why);
+		mro_count_drop(conn->dev, why);
+	}
 	/* one context posts receive CQEs at a time, as for send CQEs */
 	if (conn->rx_completing) {
 		conn->rx_comp_again = true;
@@ -737,6 +743,7 @@ count:
 	if (why != MRT_DROP_NONE) {
 		mro_dp_count_drop(why);
 		mro_counter_inc(dev, MRO_CNT_RX_DROPS);
+		mro_count_drop(dev, why);
 	}
 drop:
 	consume_skb(skb);

@@ -10,6 +10,7 @@
 #include "mro.h"
 #include "mro_verbs.h"
 #include "mro_conn.h"
+#include "mro_trace.h"
 
 /* A deadline already past fires this much later (coalesces bursts). */
 #define MRO_TIMER_MIN_NS	(5 * NSEC_PER_USEC)
@@ -58,6 +59,55 @@ void mro_timer_rearm_locked(struct mro_conn *conn, u64 now)
 	hrtimer_start(&conn->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
 }
 
+/* Per-path values the timer may change, kept to see what the core did. */
+struct mro_path_snap {
+	u32 losses;		/* low word of stats.losses */
+	u8 state;
+	u8 rtos;		/* low byte of stats.rtos: at most one per call */
+	u8 backoff;
+};
+
+/* Run the core's RTO / probe timers; count and trace what they fired. */
+static void mro_timer_run_core(struct mro_conn *conn, u64 now)
+{
+	struct mro_path_snap snap[MRT_MAX_PATHS];
+	u16 i, nr = min_t(u16, conn->core.max_paths, MRT_MAX_PATHS);
+	u32 qpn = conn->qp->ibqp.qp_num;
+	u32 lost;
+
+	for (i = 0; i < nr; i++) {
+		const struct mrt_path_tx *tx = &conn->paths[i].tx;
+
+		snap[i].state = tx->state;
+		snap[i].rtos = (u8)tx->stats.rtos;
+		snap[i].backoff = tx->backoff;
+		snap[i].losses = (u32)tx->stats.losses;
+	}
+	mrt_conn_on_timer(&conn->core, now);
+	for (i = 0; i < nr; i++) {
+		const struct mrt_path_tx *tx = &conn->paths[i].tx;
+
+		lost = (u32)tx->stats.losses - snap[i].losses;
+		if (lost)
+			mro_counter_add(conn->dev, MRO_CNT_LOST_PACKETS, lost);
+		if ((u8)tx->stats.rtos != snap[i].rtos) {
+			u64 rto = tx->rto_base_ns << min_t(u8, snap[i].backoff,
+							   16);
+
+			mro_counter_inc(conn->dev, MRO_CNT_RTOS);
+			trace_mro_rto(&conn->dev->ibdev, qpn, i,
+				      (u32)div_u64(min_t(u64, rto,
+							 MRT_RTO_MAX_NS),
+						   NSEC_PER_USEC),
+				      tx->backoff, lost);
+		}
+		if (tx->state != snap[i].state)
+			trace_mro_path_state(&conn->dev->ibdev, qpn, i,
+					     mro_conn_sport(conn, i),
+					     snap[i].state, tx->state);
+	}
+}
+
 static enum hrtimer_restart mro_timer_fire(struct hrtimer *t)
 {
 	struct mro_conn *conn = container_of(t, struct mro_conn, timer);
@@ -73,7 +123,7 @@ static enum hrtimer_restart mro_timer_fire(struct hrtimer *t)
 		return HRTIMER_NORESTART;
 	}
 	if (conn->tx_ready) {
-		mrt_conn_on_timer(&conn->core, now);
+		mro_timer_run_core(conn, now);
 		if (conn->retry_ns && mro_conn_outstanding(conn) &&
 		    (s64)(now - conn->last_progress_ns) > (s64)conn->retry_ns &&
 		    conn->fatal_status < 0)

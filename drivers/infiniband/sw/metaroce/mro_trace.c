@@ -4,3 +4,6 @@
  * (CREATE_TRACE_POINTS); the events are declared in mro_trace.h.
  */
 #include "mro.h"
+
+#define CREATE_TRACE_POINTS
+#include "mro_trace.h"
