@@ -65,7 +65,7 @@ struct Params {
 	uint32_t bufPkts = 500;		/* per switch egress queue */
 	uint32_t gbnWindow = 512;	/* packets */
 	double gbnRtoUs = 1000;
-	double binUs = 20;		/* incast goodput bins */
+	double binUs = 5;		/* goodput bins */
 	uint32_t seed = 1;
 	double failAtMs = 0;		/* planes: plane 0 fails here, 0 = never */
 	int lossHost = -1;		/* host whose NICs drop, -1 = every host */
@@ -86,6 +86,12 @@ Time AtNs(uint64_t coreNs)
 	uint64_t now = NowNs();
 
 	return NanoSeconds(coreNs > now ? (int64_t)(coreNs - now) : 0);
+}
+
+/* ns-3's MilliSeconds()/MicroSeconds() take integers: keep fractions */
+Time Us(double us)
+{
+	return NanoSeconds((int64_t)std::llround(us * 1000));
 }
 
 uint64_t Mix64(uint64_t x)
@@ -411,7 +417,7 @@ struct Flow {
 		}
 		rcvd[seg] = true;
 		uniqueSegs++;
-		uint32_t b = (uint32_t)(Simulator::Now().GetMicroSeconds() / P.binUs);
+		uint32_t b = (uint32_t)(Simulator::Now().GetNanoSeconds() / (P.binUs * 1000));
 		if (b >= bins.size())
 			bins.resize(b + 1, 0);
 		bins[b]++;
@@ -833,7 +839,7 @@ struct GbnFlow : Flow {
 	{
 		rto.Cancel();
 		if (una < nxt)
-			rto = Simulator::Schedule(MicroSeconds(P.gbnRtoUs), &GbnFlow::OnRto, this);
+			rto = Simulator::Schedule(Us(P.gbnRtoUs), &GbnFlow::OnRto, this);
 	}
 
 	void OnRto()
@@ -856,7 +862,7 @@ struct GbnFlow : Flow {
 		p->AddAtEnd(Create<Packet>(P.payload));
 		uint32_t size = p->GetSize();
 		if (!rto.IsRunning())
-			rto = Simulator::Schedule(MicroSeconds(P.gbnRtoUs), &GbnFlow::OnRto, this);
+			rto = Simulator::Schedule(Us(P.gbnRtoUs), &GbnFlow::OnRto, this);
 		nxt++;
 		highest = std::max(highest, nxt);
 		dataPkts++;
@@ -1065,9 +1071,9 @@ double Jain(const std::vector<double> &x)
 
 /*
  * Scenario 4: N senders start together towards host 0 and send without
- * end; per-bin goodput gives Jain's index over time; time to fair share is
- * the first bin from which Jain >= 0.9 and the receiver link is >= 80 %
- * busy in every later bin.
+ * end; Jain's index over sliding windows of per-bin goodput; time to fair
+ * share is the end of the first window from which Jain >= 0.9 and the
+ * receiver link is >= 80 % busy in every later window.
  */
 int RunIncast()
 {
@@ -1078,32 +1084,42 @@ int RunIncast()
 	P.bytes = 0;
 	for (uint32_t i = 1; i <= n; i++)
 		AddFlow(i, 0, 0);
-	double simMs = P.simMs ? P.simMs : 2;
-	Simulator::Stop(MilliSeconds(simMs));
+	double pktUs = (P.payload + 80) * 8 / (P.linkGbps * 1000);
+	/* long enough for a few fairness windows (below) */
+	double simMs = P.simMs ? P.simMs : std::max(2.0, 4 * 8 * n * pktUs / 1000);
+	Simulator::Stop(Us(simMs * 1000));
 	Simulator::Run();
 	Totals t = Collect();
 	uint32_t nb = (uint32_t)(simMs * 1000 / P.binUs);
-	double binCap = LinePayloadGbps() * 1e9 * P.binUs / 1e6 / 8 / P.payload;
+	/*
+	 * Jain needs a few packets per sender to mean anything: windows of
+	 * max(one RTT, 8 packets per sender) at the receiver's line rate.
+	 */
+	uint32_t win = (uint32_t)std::ceil(std::max(BaseRttUs(), 8 * n * pktUs) / P.binUs);
+	double winCap = LinePayloadGbps() * 1e3 * win * P.binUs / 8 / P.payload;
 	int fairFrom = -1;
-	std::vector<double> jains(nb), utils(nb);
+	uint32_t nw = nb > win ? nb - win : 0;	/* the last bin may be partial */
+	std::vector<double> jains(nw), utils(nw);
 
-	for (uint32_t b = 0; b < nb; b++) {
+	for (uint32_t b = 0; b < nw; b++) {
 		std::vector<double> x;
 		double sum = 0;
 
 		for (Flow *f : flows) {
-			double v = b < f->bins.size() ? f->bins[b] : 0;
+			double v = 0;
 
+			for (uint32_t k = b; k < b + win && k < f->bins.size(); k++)
+				v += f->bins[k];
 			x.push_back(v);
 			sum += v;
 		}
 		jains[b] = Jain(x);
-		utils[b] = sum / binCap;
+		utils[b] = sum / winCap;
 	}
-	for (int b = (int)nb - 2; b >= 0; b--) {	/* last bin may be partial */
+	for (int b = (int)nw - 1; b >= 0; b--) {
 		if (jains[b] < 0.9 || utils[b] < 0.8)
 			break;
-		fairFrom = b;
+		fairFrom = b + (int)win;	/* the window's end */
 	}
 	/* Jain over the second half of the run, per-flow totals */
 	std::vector<double> tail;
@@ -1115,18 +1131,34 @@ int RunIncast()
 		tail.push_back(v);
 	}
 	double util = 0;
-	for (uint32_t b = nb / 2; b + 1 < nb; b++)
+	for (uint32_t b = nw / 2; b < nw; b++)
 		util += utils[b];
-	util /= std::max<uint32_t>(1, nb - 1 - nb / 2);
+	util /= std::max<uint32_t>(1, nw - nw / 2);
+	/* first fair window, and how often the later windows stay fair */
+	int firstFair = -1;
+	uint32_t fairWins = 0;
+	for (uint32_t b = 0; b < nw; b++) {
+		bool fair = jains[b] >= 0.9 && utils[b] >= 0.8;
+
+		if (fair && firstFair < 0)
+			firstFair = (int)b;
+		if (firstFair >= 0 && fair)
+			fairWins++;
+	}
+	double fairFrac = firstFair < 0 ? 0 : (double)fairWins / (nw - firstFair);
+	double firstUs = firstFair < 0 ? -1.0 : (firstFair + win) * P.binUs;
 	printf("{\"scenario\":\"incast\",\"senders\":%u,\"sim_ms\":%g,\"bin_us\":%g,"
+	       "\"window_us\":%g,"
+	       "\"first_fair_us\":%.1f,\"first_fair_rtts\":%.1f,\"fair_windows_after\":%.3f,"
 	       "\"fair_after_us\":%.1f,\"fair_after_rtts\":%.1f,\"jain_tail\":%.4f,"
 	       "\"util_tail\":%.4f,\"queue_peak_pkts\":%u,\"buf_pkts\":%u,",
-	       n, simMs, P.binUs, fairFrom < 0 ? -1.0 : fairFrom * P.binUs,
+	       n, simMs, P.binUs, win * P.binUs, firstUs,
+	       firstUs < 0 ? -1.0 : firstUs / BaseRttUs(), fairFrac, fairFrom < 0 ? -1.0 : fairFrom * P.binUs,
 	       fairFrom < 0 ? -1.0 : fairFrom * P.binUs / BaseRttUs(), Jain(tail),
 	       util, F.peakQueue, P.bufPkts);
 	PrintCommon(t);
 	printf(",\"jain_bins\":[");
-	for (uint32_t b = 0; b < nb; b++)
+	for (uint32_t b = 0; b < nw; b++)
 		printf("%s%.3f", b ? "," : "", jains[b]);
 	printf("]}\n");
 	return 0;
@@ -1167,8 +1199,8 @@ int RunPlanes()
 			AddFlow(h, (h + hosts / 2) % hosts, 0);
 	double simMs = P.simMs ? P.simMs : 2;
 	if (P.failAtMs > 0)
-		Simulator::Schedule(MilliSeconds(P.failAtMs), &FailPlane0);
-	Simulator::Stop(MilliSeconds(simMs));
+		Simulator::Schedule(Us(P.failAtMs * 1000), &FailPlane0);
+	Simulator::Stop(Us(simMs * 1000));
 	Simulator::Run();
 	Totals t = Collect();
 	uint32_t nb = (uint32_t)(simMs * 1000 / P.binUs);
