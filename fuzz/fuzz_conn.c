@@ -115,10 +115,10 @@ static void do_tx(u64 now, u64 *next_handle, bool fresh)
 		FUZZ_ASSERT(d.handle < FUZZ_MAX_HANDLES && copies[d.handle]);
 		/* a probe may duplicate in-flight data, never acked data */
 		/*
-		 * Known gap: a tail-loss probe duplicates the newest in-flight
-		 * slot without asking handle_live(), so it may copy data that
-		 * a copy on another path already delivered. Counted; fatal
-		 * with FUZZ_STRICT=1 (see Documentation/fuzzing.rst).
+		 * Was a gap (regress/conn/tlp_probe_copies_acked_handle): a
+		 * tail-loss probe copied the newest in-flight slot without
+		 * asking handle_live(). Fixed in mrt_conn_probe(); still
+		 * counted, fatal with FUZZ_STRICT=1 (see fuzzing.rst).
 		 */
 		if (acks[d.handle] && (d.flags & MRT_TXF_PROBE) &&
 		    d.handle == newest[d.path_id] && !strict_probe) {

@@ -306,14 +306,18 @@ static void mrt_path_test_tx_loss_once(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, tx);
 	mrt_path_tx_init(tx, 10);
+	/* sent 30 us apart: more than the reorder window (25 us) */
 	for (i = 0; i < 8; i++)
-		mrt_path_tx_send(tx, i, 0, 0, &psn);
-	/* received 10, 13, 15: 11, 12, 14 are lost at once (FIFO path) */
+		mrt_path_tx_send(tx, i, 0, i * 30 * US, &psn);
+	/*
+	 * received 10, 13, 15: 11, 12, 14 are lost at once, each was sent
+	 * a reorder window before a delivered packet
+	 */
 	memset(&ack, 0, sizeof(ack));
 	ack.cum_psn = 11;
 	mrt_sack_set(&ack.sack, 13 - 11 - 1);
 	mrt_sack_set(&ack.sack, 15 - 11 - 1);
-	mrt_path_tx_on_ack(tx, &ack, US, acked, lost, &res);
+	mrt_path_tx_on_ack(tx, &ack, 300 * US, acked, lost, &res);
 	KUNIT_EXPECT_EQ(test, res.newly_acked, 3U);
 	KUNIT_EXPECT_EQ(test, res.newly_lost, 3U);
 	KUNIT_EXPECT_EQ(test, lost[0], 1ULL);
@@ -322,18 +326,20 @@ static void mrt_path_test_tx_loss_once(struct kunit *test)
 	/* 16, 17 are above the highest SACK: still in flight */
 	KUNIT_EXPECT_EQ(test, tx->inflight, 2);
 	/* the same information again reports no loss twice */
-	mrt_path_tx_on_ack(tx, &ack, 2 * US, acked, lost, &res);
+	mrt_path_tx_on_ack(tx, &ack, 301 * US, acked, lost, &res);
 	KUNIT_EXPECT_EQ(test, res.newly_lost, 0U);
 	KUNIT_EXPECT_EQ(test, tx->stats.losses, 3ULL);
 	/* 12 turns up after all: spurious, reported as acked */
 	mrt_sack_set(&ack.sack, 12 - 11 - 1);
-	mrt_path_tx_on_ack(tx, &ack, 3 * US, acked, lost, &res);
+	mrt_path_tx_on_ack(tx, &ack, 302 * US, acked, lost, &res);
 	KUNIT_EXPECT_EQ(test, res.spurious, 1U);
 	KUNIT_EXPECT_EQ(test, res.newly_acked, 0U);
 	KUNIT_EXPECT_EQ(test, acked[0], 2ULL);
 	KUNIT_EXPECT_EQ(test, tx->stats.spurious, 1ULL);
 	/* una is held by the lost slot at 11 */
 	KUNIT_EXPECT_EQ(test, tx->una, 11U);
+	/* reordering beyond the window widens it */
+	KUNIT_EXPECT_EQ(test, tx->reo_wnd_mult, 2);
 }
 
 static void mrt_path_test_tx_ring_full(struct kunit *test)
@@ -347,15 +353,16 @@ static void mrt_path_test_tx_ring_full(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, tx);
 	mrt_path_tx_init(tx, 0);
 	for (i = 0; i < MRT_PATH_MAX_INFLIGHT; i++)
-		KUNIT_EXPECT_EQ(test, mrt_path_tx_send(tx, i, 0, 0, &psn), 0);
+		KUNIT_EXPECT_EQ(test, mrt_path_tx_send(tx, i, 0,
+						       i ? 50 * US : 0, &psn), 0);
 	KUNIT_EXPECT_FALSE(test, mrt_path_tx_has_room(tx));
 	KUNIT_EXPECT_EQ(test, mrt_path_tx_send(tx, 999, 0, 0, &psn), -1);
-	/* PSN 0 lost, everything else received */
+	/* PSN 0 lost, everything else (sent 50 us later) received */
 	memset(&ack, 0, sizeof(ack));
 	ack.cum_psn = 0;
 	for (i = 0; i < MRT_PATH_MAX_INFLIGHT - 1; i++)
 		mrt_sack_set(&ack.sack, i);
-	mrt_path_tx_on_ack(tx, &ack, US, acked, lost, &res);
+	mrt_path_tx_on_ack(tx, &ack, 60 * US, acked, lost, &res);
 	KUNIT_EXPECT_EQ(test, res.newly_lost, 1U);
 	KUNIT_EXPECT_EQ(test, res.newly_acked, MRT_PATH_MAX_INFLIGHT - 1U);
 	KUNIT_EXPECT_EQ(test, tx->una, 0U);
@@ -495,12 +502,15 @@ static void mrt_path_test_rto_backoff_fail(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 0U);
 	n = mrt_path_tx_on_timer(tx, rto1, lost, &fired);
 	KUNIT_EXPECT_TRUE(test, fired);
-	KUNIT_EXPECT_EQ(test, n, 2U);
+	/* only the oldest is given up; a probe on this path is due */
+	KUNIT_EXPECT_EQ(test, n, 1U);
 	KUNIT_EXPECT_EQ(test, lost[0], 1ULL);
-	KUNIT_EXPECT_EQ(test, lost[1], 2ULL);
-	KUNIT_EXPECT_EQ(test, tx->inflight, 0);
+	KUNIT_EXPECT_EQ(test, tx->inflight, 1);
+	KUNIT_EXPECT_TRUE(test, tx->probe_pending);
 	KUNIT_EXPECT_EQ(test, tx->state, MRT_PATH_SUSPECT);
-	KUNIT_EXPECT_EQ(test, mrt_path_tx_rto_deadline(tx), 0ULL);
+	/* the timer restarts from the RTO, doubled */
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_rto_deadline(tx),
+			rto1 + 2 * MRT_RTO_INIT_NS);
 
 	now = rto1;
 	mrt_path_tx_send(tx, 3, MRT_SLOT_RETX, now, &psn);
@@ -516,7 +526,9 @@ static void mrt_path_test_rto_backoff_fail(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tx->consecutive_rtos, (u8)MRT_PATH_FAIL_RTOS);
 	KUNIT_EXPECT_EQ(test, tx->state, MRT_PATH_FAILED);
 	KUNIT_EXPECT_EQ(test, tx->stats.rtos, 3ULL);
+	/* one per RTO, and the failure gives up the rest of the flight */
 	KUNIT_EXPECT_EQ(test, tx->stats.losses, 4ULL);
+	KUNIT_EXPECT_EQ(test, tx->inflight, 0);
 
 	/* re-pick: new generation, PSNs continue, probation */
 	n = mrt_path_tx_repick(tx, now, lost);
@@ -540,6 +552,182 @@ static void mrt_path_test_rto_backoff_fail(struct kunit *test)
 	mrt_path_tx_send(tx, 6, 0, now, &psn);
 	KUNIT_EXPECT_EQ(test, mrt_path_tx_rto_deadline(tx) - now,
 			MRT_RTO_MAX_NS);
+}
+
+/*
+ * Reordering within a path that stays inside the reorder window is not a
+ * loss: a hole below a SACKed PSN sent (nearly) at the same time waits;
+ * it is filled without a resend, or the reorder timer gives it up.
+ */
+static void mrt_path_test_rack_reorder(struct kunit *test)
+{
+	struct mrt_path_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	struct mrt_path_ack_result res;
+	struct mrt_ack_info ack;
+	u64 *acked = mrt_buf(test), *lost = mrt_buf(test);
+	u64 t0 = MS, wnd, reo;
+	bool fired;
+	u32 psn, i, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+	mrt_path_tx_init(tx, 100);
+	/* 100..103 leave back to back (1 us apart) */
+	for (i = 0; i < 4; i++)
+		mrt_path_tx_send(tx, i, 0, t0 + i * US, &psn);
+	wnd = mrt_path_tx_reo_wnd(tx);
+	KUNIT_EXPECT_GE(test, wnd, MRT_REO_WND_MIN_NS);
+	/* 101 overtook 100 by a hair: 101..103 SACKed, 100 missing */
+	memset(&ack, 0, sizeof(ack));
+	ack.cum_psn = 100;
+	for (i = 0; i < 3; i++)
+		mrt_sack_set(&ack.sack, i);
+	ack.echo_tsval = mrt_tsval(t0 + 3 * US);
+	mrt_path_tx_on_ack(tx, &ack, t0 + 20 * US, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.newly_acked, 3U);
+	KUNIT_EXPECT_EQ(test, res.newly_lost, 0U);
+	KUNIT_EXPECT_EQ(test, tx->inflight, 1);
+	/* the hole is given a reorder timer: RTT of 103 + the window */
+	reo = mrt_path_tx_reo_deadline(tx);
+	KUNIT_EXPECT_NE(test, reo, 0ULL);
+	KUNIT_EXPECT_GT(test, reo, t0 + 20 * US);
+	/* 100 arrives before the timer: acked, nothing resent or spurious */
+	ack.cum_psn = 104;
+	mrt_sack_zero(&ack.sack);
+	mrt_path_tx_on_ack(tx, &ack, t0 + 22 * US, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.newly_acked, 1U);
+	KUNIT_EXPECT_EQ(test, acked[0], 0ULL);
+	KUNIT_EXPECT_EQ(test, tx->stats.losses, 0ULL);
+	KUNIT_EXPECT_EQ(test, tx->stats.spurious, 0ULL);
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_reo_deadline(tx), 0ULL);
+
+	/* again, but 104 is really lost: the reorder timer declares it */
+	t0 += MS;
+	for (i = 0; i < 4; i++)
+		mrt_path_tx_send(tx, 10 + i, 0, t0 + i * US, &psn);
+	ack.cum_psn = 104;
+	for (i = 0; i < 3; i++)
+		mrt_sack_set(&ack.sack, i);
+	ack.echo_tsval = mrt_tsval(t0 + 3 * US);
+	mrt_path_tx_on_ack(tx, &ack, t0 + 20 * US, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.newly_lost, 0U);
+	reo = mrt_path_tx_reo_deadline(tx);
+	KUNIT_ASSERT_NE(test, reo, 0ULL);
+	KUNIT_EXPECT_LT(test, reo, mrt_path_tx_rto_deadline(tx));
+	n = mrt_path_tx_on_timer(tx, reo - US, lost, &fired);
+	KUNIT_EXPECT_EQ(test, n, 0U);
+	n = mrt_path_tx_on_timer(tx, reo, lost, &fired);
+	KUNIT_EXPECT_FALSE(test, fired);
+	KUNIT_EXPECT_EQ(test, n, 1U);
+	KUNIT_EXPECT_EQ(test, lost[0], 10ULL);
+	KUNIT_EXPECT_EQ(test, tx->stats.reo_timeouts, 1ULL);
+	KUNIT_EXPECT_EQ(test, tx->inflight, 0);
+
+	/* a delivered packet sent a window after the hole: lost at once */
+	t0 += MS;
+	mrt_path_tx_send(tx, 20, 0, t0, &psn);			/* 108 */
+	mrt_path_tx_send(tx, 21, 0, t0 + wnd + 2 * US, &psn);	/* 109 */
+	ack.cum_psn = 108;
+	mrt_sack_zero(&ack.sack);
+	mrt_sack_set(&ack.sack, 0);
+	ack.echo_tsval = mrt_tsval(t0 + wnd + 2 * US);
+	mrt_path_tx_on_ack(tx, &ack, t0 + wnd + 12 * US, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.newly_lost, 1U);
+	KUNIT_EXPECT_EQ(test, lost[0], 20ULL);
+}
+
+/*
+ * A stalled ACK (a scheduling stall longer than the RTO): the RTO gives
+ * up the oldest packet only, the late ACK proves it spurious, the RTT
+ * sample is taken from that ACK and the path's RTO floor rises above
+ * what the stall took, then decays towards the configured floor.
+ */
+static void mrt_path_test_rto_spurious(struct kunit *test)
+{
+	struct mrt_path_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	struct mrt_path_ack_result res;
+	struct mrt_ack_info ack;
+	u64 *acked = mrt_buf(test), *lost = mrt_buf(test);
+	u64 now = 10 * MS, rto_at, floor;
+	bool fired;
+	u32 psn, i, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+	mrt_path_tx_init(tx, 0);
+	/* settle at 20 us RTT: the RTO sits on its floor */
+	for (i = 0; i < 20; i++) {
+		mrt_path_tx_send(tx, i, 0, now, &psn);
+		memset(&ack, 0, sizeof(ack));
+		ack.cum_psn = psn + 1;
+		ack.echo_tsval = mrt_tsval(now);
+		now += 20 * US;
+		mrt_path_tx_on_ack(tx, &ack, now, acked, lost, &res);
+	}
+	KUNIT_EXPECT_EQ(test, tx->rto_base_ns, MRT_RTO_MIN_NS);
+	/* 16 in flight, then the receiver stalls for 2 ms */
+	for (i = 0; i < 16; i++)
+		mrt_path_tx_send(tx, 100 + i, 0, now, &psn);
+	rto_at = mrt_path_tx_rto_deadline(tx);
+	n = mrt_path_tx_on_timer(tx, rto_at, lost, &fired);
+	KUNIT_EXPECT_TRUE(test, fired);
+	KUNIT_EXPECT_EQ(test, n, 1U);		/* not the whole flight */
+	KUNIT_EXPECT_EQ(test, lost[0], 100ULL);
+	KUNIT_EXPECT_EQ(test, tx->inflight, 15);
+	/* the ACK of all 16 arrives 2 ms after they left */
+	memset(&ack, 0, sizeof(ack));
+	ack.cum_psn = psn + 1;
+	ack.echo_tsval = mrt_tsval(now);
+	mrt_path_tx_on_ack(tx, &ack, now + 2 * MS, acked, lost, &res);
+	KUNIT_EXPECT_EQ(test, res.newly_acked, 15U);
+	KUNIT_EXPECT_EQ(test, res.spurious, 1U);
+	KUNIT_EXPECT_EQ(test, tx->stats.spurious_rto, 1ULL);
+	KUNIT_EXPECT_NE(test, res.rtt_ns, 0U);
+	KUNIT_EXPECT_EQ(test, tx->state, MRT_PATH_HEALTHY);
+	KUNIT_EXPECT_GE(test, tx->rto_floor_ns, 3 * MS);
+	KUNIT_EXPECT_GE(test, tx->rto_base_ns, 3 * MS);
+	floor = tx->rto_floor_ns;
+	/* progress without stalls lowers the floor again */
+	now += 2 * MS;
+	for (i = 0; i < 2000; i++) {
+		mrt_path_tx_send(tx, i, 0, now, &psn);
+		memset(&ack, 0, sizeof(ack));
+		ack.cum_psn = psn + 1;
+		ack.echo_tsval = mrt_tsval(now);
+		now += 20 * US;
+		mrt_path_tx_on_ack(tx, &ack, now, acked, lost, &res);
+	}
+	KUNIT_EXPECT_LT(test, tx->rto_floor_ns, floor / 2);
+	KUNIT_EXPECT_GE(test, tx->rto_floor_ns, MRT_RTO_MIN_NS);
+
+	/* the floors are configurable */
+	mrt_path_tx_set_floors(tx, 2 * MS, 100 * US);
+	KUNIT_EXPECT_EQ(test, tx->rto_min_ns, 2 * MS);
+	KUNIT_EXPECT_EQ(test, tx->tlp_min_ns, 100 * US);
+}
+
+/* The receiver's measured ACK hold counts in the RTO, not just policy. */
+static void mrt_path_test_rto_hold(struct kunit *test)
+{
+	struct mrt_path_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	struct mrt_path_ack_result res;
+	struct mrt_ack_info ack;
+	u64 *acked = mrt_buf(test), *lost = mrt_buf(test);
+	u64 now = 10 * MS;
+	u32 psn, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+	mrt_path_tx_init(tx, 0);
+	for (i = 0; i < 30; i++) {
+		mrt_path_tx_send(tx, i, 0, now, &psn);
+		memset(&ack, 0, sizeof(ack));
+		ack.cum_psn = psn + 1;
+		ack.echo_tsval = mrt_tsval(now);
+		ack.hold_ns = 400 * US;		/* a late delayed-ACK timer */
+		now += 500 * US;
+		mrt_path_tx_on_ack(tx, &ack, now, acked, lost, &res);
+		KUNIT_EXPECT_EQ(test, res.rtt_ns, (u32)(100 * US));
+	}
+	/* 3 * srtt + the hold the receiver reported */
+	KUNIT_EXPECT_GE(test, tx->rto_base_ns, 300 * US + 400 * US);
 }
 
 static void mrt_path_test_tlp(struct kunit *test)
@@ -694,6 +882,9 @@ static struct kunit_case mrt_path_test_cases[] = {
 	KUNIT_CASE(mrt_path_test_rto_bounds),
 	KUNIT_CASE(mrt_path_test_rto_backoff_fail),
 	KUNIT_CASE(mrt_path_test_tlp),
+	KUNIT_CASE(mrt_path_test_rack_reorder),
+	KUNIT_CASE(mrt_path_test_rto_spurious),
+	KUNIT_CASE(mrt_path_test_rto_hold),
 	KUNIT_CASE(mrt_path_test_tx_fuzz),
 	KUNIT_CASE(mrt_path_test_sizes),
 	{}

@@ -31,6 +31,7 @@ int mrt_conn_init(struct mrt_conn *c, const struct mrt_conn_cfg *cfg)
 
 		memset(p, 0, sizeof(*p));
 		mrt_path_tx_init(&p->tx, cfg->tx_psn ? cfg->tx_psn[i] : 0);
+		mrt_path_tx_set_floors(&p->tx, cfg->rto_min_ns, cfg->tlp_min_ns);
 		mrt_path_rx_init(&p->rx, cfg->rx_psn ? cfg->rx_psn[i] : 0,
 				 !!cfg->rx_psn);
 		c->cc->init(&p->cc);
@@ -268,6 +269,12 @@ static int mrt_conn_probe(struct mrt_conn *c, u64 now_ns, u64 new_handle,
 		}
 		c->stats.probes++;
 		e = mrt_retxq_head_live(c);
+		/*
+		 * What this path lost (its RTO's oldest slot) goes to another
+		 * path; new data probes as well and is not a resend.
+		 */
+		if (e && e->lost_on == i && new_handle != MRT_NO_HANDLE)
+			e = NULL;
 		if (e) {
 			u64 h = e->handle;
 
@@ -283,7 +290,9 @@ static int mrt_conn_probe(struct mrt_conn *c, u64 now_ns, u64 new_handle,
 					     MRT_TXF_PROBE | MRT_TXF_ACK_REQ,
 					     now_ns, out);
 		}
-		copy = mrt_path_tx_newest_handle(&p->tx);
+		/* never a copy of data another path already delivered */
+		copy = mrt_path_tx_newest_live(&p->tx, c->handle_live,
+					       c->handle_ctx);
 		if (copy == MRT_NO_HANDLE) {
 			p->tx.probe_pending = false;
 			continue;
@@ -378,12 +387,49 @@ static void mrt_conn_seed_rto(struct mrt_conn *c)
 			c->paths[i].tx.rto_base_ns = seed;
 }
 
+/*
+ * A spurious RTO on one path means the hosts stalled (all paths join the
+ * same two hosts): every path gets the raised floor at once rather than
+ * learning it from its own spurious RTO.
+ */
+static void mrt_conn_share_floor(struct mrt_conn *c, u64 floor_ns)
+{
+	u16 i;
+
+	for (i = 0; i < c->max_paths; i++)
+		mrt_path_tx_raise_floor(&c->paths[i].tx, floor_ns);
+}
+
+/*
+ * May path i be failed by its RTOs? Only when another path made progress
+ * since path i last did: then the silence is this route's. When every
+ * path is silent the receiver (or this host) stalled; failing routes
+ * would resend every flight for nothing. A lone path has no witness.
+ */
+static bool mrt_conn_may_fail(const struct mrt_conn *c, u16 i)
+{
+	u64 since = c->paths[i].tx.last_progress_ns;
+	u16 j, usable = 0;
+
+	for (j = 0; j < c->nr_active; j++) {
+		const struct mrt_path *q = &c->paths[j];
+
+		if (j == i || !mrt_path_usable(q))
+			continue;
+		usable++;
+		if (q->tx.last_progress_ns > since)
+			return true;
+	}
+	return !usable;
+}
+
 int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 		    u64 now_ns, u64 *acked, u32 *nr_acked)
 {
 	struct mrt_path_ack_result res;
 	struct mrt_cc_event ev;
 	struct mrt_path *p;
+	u64 spurious_rto;
 
 	*nr_acked = 0;
 	if (ack->path_id >= c->max_paths) {
@@ -391,12 +437,15 @@ int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 		return -1;
 	}
 	p = &c->paths[ack->path_id];
+	spurious_rto = p->tx.stats.spurious_rto;
 	if (mrt_path_tx_on_ack(&p->tx, ack, now_ns, acked, c->scratch, &res))
 		return -1;
 	*nr_acked = res.newly_acked + res.spurious;
 	mrt_conn_queue_lost(c, ack->path_id, res.newly_lost);
 	if (res.rtt_ns)
 		mrt_conn_seed_rto(c);
+	if (p->tx.stats.spurious_rto != spurious_rto)
+		mrt_conn_share_floor(c, p->tx.rto_floor_ns);
 	c->rate_hint_mbps = ack->rate_hint_mbps;
 
 	if (p->tx.state == MRT_PATH_PARKED)
@@ -429,13 +478,14 @@ u64 mrt_conn_next_deadline(const struct mrt_conn *c)
 
 	for (i = 0; i < c->max_paths; i++) {
 		const struct mrt_path *p = &c->paths[i];
-		u64 t[3];
+		u64 t[4];
 		int k;
 
 		t[0] = mrt_path_tx_rto_deadline(&p->tx);
 		t[1] = mrt_path_tx_tlp_deadline(&p->tx);
 		t[2] = p->rx.ack_deadline_ns;
-		for (k = 0; k < 3; k++)
+		t[3] = mrt_path_tx_reo_deadline(&p->tx);
+		for (k = 0; k < 4; k++)
 			if (t[k] && (!next || t[k] < next))
 				next = t[k];
 	}
@@ -452,7 +502,8 @@ u64 mrt_conn_on_timer(struct mrt_conn *c, u64 now_ns)
 		bool rto;
 		u32 n;
 
-		n = mrt_path_tx_on_timer(&p->tx, now_ns, c->scratch, &rto);
+		n = mrt_path_tx_on_timer_ex(&p->tx, now_ns, c->scratch, &rto,
+					    mrt_conn_may_fail(c, i));
 		mrt_conn_queue_lost(c, i, n);
 		if (!rto || p->tx.state == MRT_PATH_PARKED)
 			continue;

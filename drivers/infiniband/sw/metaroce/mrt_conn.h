@@ -58,6 +58,8 @@ struct mrt_conn_cfg {
 	u32 mtu;
 	const u32 *tx_psn;	/* initial PSN per path, NULL: all 0 */
 	const u32 *rx_psn;	/* peer's initial PSN per path, NULL: adopt */
+	u64 rto_min_ns;		/* RTO floor, 0: MRT_RTO_MIN_NS */
+	u64 tlp_min_ns;		/* probe floor, 0: MRT_TLP_MIN_NS */
 };
 
 struct mrt_conn {

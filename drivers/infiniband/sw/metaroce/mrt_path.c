@@ -92,7 +92,7 @@ enum mrt_rx_result mrt_path_rx_accept(struct mrt_path_rx *rx, u32 psn,
 				      u32 tsval, u32 flags, u64 now_ns,
 				      bool *gap_opened)
 {
-	bool gap = false;
+	bool gap = false, fill = false;
 	u32 d;
 
 	*gap_opened = false;
@@ -113,6 +113,12 @@ enum mrt_rx_result mrt_path_rx_accept(struct mrt_path_rx *rx, u32 psn,
 
 	if (mrt_psn_after(psn, rx->high_psn))
 		gap = true;
+	/*
+	 * A packet that fills a hole is acknowledged at once as well (RFC
+	 * 5681 4.2): the sender's reorder timer is waiting for this news.
+	 */
+	if (mrt_psn_before(psn, rx->high_psn))
+		fill = true;
 	if (d > MRT_SACK_BITS) {
 		mrt_rx_slide(rx, d);
 		d = psn - rx->cum_psn;
@@ -136,7 +142,7 @@ enum mrt_rx_result mrt_path_rx_accept(struct mrt_path_rx *rx, u32 psn,
 	rx->echo_arrival_ns = now_ns;
 	rx->echo_retx = !!(flags & MRT_RXF_RETX);
 	*gap_opened = gap;
-	mrt_rx_note_ack_state(rx, flags, gap, now_ns);
+	mrt_rx_note_ack_state(rx, flags, gap || fill, now_ns);
 	return MRT_RX_NEW;
 
 duplicate:
@@ -211,9 +217,22 @@ void mrt_path_tx_init(struct mrt_path_tx *tx, u32 first_psn)
 	tx->una = first_psn;
 	tx->state = MRT_PATH_HEALTHY;
 	tx->tlp_armed = true;
+	tx->reo_wnd_mult = 1;
+	mrt_path_tx_set_floors(tx, 0, 0);
 	mrt_tx_reset_rtt(tx);
 }
 EXPORT_SYMBOL_NS_GPL(mrt_path_tx_init, METAROCE_CORE);
+
+void mrt_path_tx_set_floors(struct mrt_path_tx *tx, u64 rto_min_ns,
+			    u64 tlp_min_ns)
+{
+	tx->rto_min_ns = clamp_t(u64, rto_min_ns ? rto_min_ns : MRT_RTO_MIN_NS,
+				 MRT_RTO_GRANULARITY_NS, MRT_RTO_MAX_NS);
+	tx->rto_floor_ns = tx->rto_min_ns;
+	tx->tlp_min_ns = min_t(u64, tlp_min_ns ? tlp_min_ns : MRT_TLP_MIN_NS,
+			       tx->rto_min_ns);
+}
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_set_floors, METAROCE_CORE);
 
 static struct mrt_tx_slot *mrt_slot(struct mrt_path_tx *tx, u32 psn)
 {
@@ -268,6 +287,7 @@ int mrt_path_tx_send(struct mrt_path_tx *tx, u64 handle, u32 slot_flags,
 	if (!tx->inflight) {
 		/* the retransmission timer starts with the flight */
 		tx->last_progress_ns = now_ns;
+		tx->rto_since_ns = now_ns;
 		tx->tlp_armed = true;
 	}
 	tx->inflight++;
@@ -282,6 +302,32 @@ int mrt_path_tx_send(struct mrt_path_tx *tx, u64 handle, u32 slot_flags,
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_path_tx_send, METAROCE_CORE);
+
+/* The ACK delay an RTO must cover: the larger of the policy and what we saw. */
+static u64 mrt_tx_ack_delay(const struct mrt_path_tx *tx)
+{
+	return max_t(u64, MRT_ACK_DELAY_NS, tx->hold_max_ns);
+}
+
+/*
+ * RFC 6298 shape: srtt + 4 * rttvar. Samples exclude the receiver's hold
+ * time, so the ACK delay is added back (the larger of the delayed-ACK
+ * policy and the decaying maximum hold the receiver reported); 3 * srtt
+ * keeps the RTO behind the probe (2 * srtt + ACK delay) even when the
+ * variance has settled to 0. The floor is the configured minimum, raised
+ * after a spurious RTO (see mrt_tx_spurious_rto()).
+ */
+static void mrt_tx_update_rto(struct mrt_path_tx *tx)
+{
+	u64 rto;
+
+	if (!tx->have_rtt)
+		return;
+	rto = max_t(u64, (u64)tx->srtt_ns +
+		    max_t(u64, MRT_RTO_GRANULARITY_NS, 4ULL * tx->rttvar_ns),
+		    3ULL * tx->srtt_ns) + mrt_tx_ack_delay(tx);
+	tx->rto_base_ns = clamp_t(u64, rto, tx->rto_floor_ns, MRT_RTO_MAX_NS);
+}
 
 /* RFC 6298 estimator with datacenter floor and ceiling. */
 static void mrt_tx_rtt_sample(struct mrt_path_tx *tx, u32 rtt)
@@ -300,17 +346,7 @@ static void mrt_tx_rtt_sample(struct mrt_path_tx *tx, u32 rtt)
 	tx->latest_rtt_ns = rtt;
 	if (rtt < tx->min_rtt_ns)
 		tx->min_rtt_ns = rtt;
-	/*
-	 * Samples exclude the receiver's hold time, so the worst-case ACK
-	 * delay is added back; 3 * srtt keeps the RTO behind the probe
-	 * (2 * srtt + ACK delay) even when the variance has settled to 0.
-	 */
-	tx->rto_base_ns = max_t(u64, (u64)tx->srtt_ns +
-				max_t(u64, MRT_RTO_GRANULARITY_NS,
-				      4ULL * tx->rttvar_ns),
-				3ULL * tx->srtt_ns) + MRT_ACK_DELAY_NS;
-	tx->rto_base_ns = clamp_t(u64, tx->rto_base_ns, MRT_RTO_MIN_NS,
-				  MRT_RTO_MAX_NS);
+	mrt_tx_update_rto(tx);
 }
 
 static bool mrt_ack_covers(const struct mrt_ack_info *ack, u32 psn)
@@ -323,6 +359,93 @@ static bool mrt_ack_covers(const struct mrt_ack_info *ack, u32 psn)
 	return d >= 1 && mrt_sack_test(&ack->sack, d - 1);
 }
 
+u64 mrt_path_tx_reo_wnd(const struct mrt_path_tx *tx)
+{
+	u64 base = tx->have_rtt ? tx->min_rtt_ns : MRT_RTT_INIT_NS;
+	u64 wnd = max_t(u64, base / 4 * tx->reo_wnd_mult, MRT_REO_WND_MIN_NS);
+
+	/* RFC 8985: never wait longer than a round trip for a straggler */
+	return min_t(u64, wnd, max_t(u64, mrt_path_tx_srtt(tx),
+				     MRT_REO_WND_MIN_NS));
+}
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_reo_wnd, METAROCE_CORE);
+
+static void mrt_tx_mark_lost(struct mrt_path_tx *tx, struct mrt_tx_slot *slot,
+			     u32 why, u64 *lost, u32 *n)
+{
+	slot->flags &= ~MRT_SLOT_INFLIGHT;
+	slot->flags |= MRT_SLOT_LOST | why;
+	tx->inflight--;
+	tx->stats.losses++;
+	lost[(*n)++] = slot->handle;
+}
+
+/*
+ * RACK (RFC 8985) on one path: PSN order is send order, so every
+ * in-flight slot below rack_high was sent before the newest delivered
+ * packet. It is lost once it is overdue by the reorder window: now is
+ * past its send time + that packet's RTT + reo_wnd. When the ACK itself
+ * is the news this reads "the delivered packet was sent at least reo_wnd
+ * after the hole"; holes not yet overdue arm the reorder timer.
+ */
+static u32 mrt_tx_rack_detect(struct mrt_path_tx *tx, u64 now_ns, u64 *lost)
+{
+	u32 now_us = mrt_tsval(now_ns), wait_us, psn, n = 0;
+	u64 next = 0;
+
+	tx->reo_deadline_ns = 0;
+	if (!tx->rack_valid || !tx->inflight)
+		return 0;
+	wait_us = tx->rack_rtt_us + (u32)(mrt_path_tx_reo_wnd(tx) / 1000);
+	for (psn = tx->una; psn != tx->next_psn &&
+	     mrt_psn_before(psn, tx->rack_high); psn++) {
+		struct mrt_tx_slot *slot = mrt_slot(tx, psn);
+		u32 elapsed_us = now_us - slot->sent_tsval;
+		u64 at;
+
+		if (!(slot->flags & MRT_SLOT_INFLIGHT))
+			continue;
+		if (elapsed_us >= wait_us) {
+			mrt_tx_mark_lost(tx, slot, 0, lost, &n);
+			continue;
+		}
+		at = now_ns + (u64)(wait_us - elapsed_us) * 1000;
+		if (!next || at < next)
+			next = at;
+	}
+	tx->reo_deadline_ns = next;
+	if (n && tx->reo_wnd_persist && !--tx->reo_wnd_persist)
+		tx->reo_wnd_mult = 1;
+	return n;
+}
+
+/*
+ * A slot the RTO gave up was acked after all: the RTO was shorter than
+ * the delivery really took (a scheduling stall the RTT samples cannot
+ * predict). Raise this path's floor to 1.5x what that delivery took, up
+ * to MRT_RTO_FLOOR_MAX_NS; it decays back towards the configured
+ * minimum with every ACK that makes progress. Tail losses are repaired by
+ * the probe and holes by RACK, so a high floor only delays the last resort.
+ */
+static void mrt_tx_spurious_rto(struct mrt_path_tx *tx, u64 took_ns)
+{
+	u64 floor = took_ns + took_ns / 2;
+
+	floor = clamp_t(u64, floor, tx->rto_min_ns, MRT_RTO_FLOOR_MAX_NS);
+	if (floor > tx->rto_floor_ns)
+		tx->rto_floor_ns = floor;
+}
+
+static void mrt_tx_note_hold(struct mrt_path_tx *tx, u32 hold_ns)
+{
+	hold_ns = min_t(u32, hold_ns, (u32)MRT_RTO_FLOOR_MAX_NS);
+	if (hold_ns >= tx->hold_max_ns)
+		tx->hold_max_ns = hold_ns;
+	else
+		tx->hold_max_ns -= (tx->hold_max_ns - hold_ns) >>
+				   MRT_HOLD_DECAY_SHIFT;
+}
+
 int mrt_path_tx_on_ack(struct mrt_path_tx *tx, const struct mrt_ack_info *ack,
 		       u64 now_ns, u64 *acked, u64 *lost,
 		       struct mrt_path_ack_result *res)
@@ -330,7 +453,8 @@ int mrt_path_tx_on_ack(struct mrt_path_tx *tx, const struct mrt_ack_info *ack,
 	int last = mrt_sack_last_set(&ack->sack);
 	bool have_high = last >= 0;
 	u32 high = ack->cum_psn + 1 + (u32)last;
-	u32 psn;
+	u32 now_us = mrt_tsval(now_ns), psn, spurious_rack = 0;
+	u64 rto_took_ns = 0;
 
 	memset(res, 0, sizeof(*res));
 	if (mrt_psn_after(ack->cum_psn, tx->next_psn) ||
@@ -341,35 +465,45 @@ int mrt_path_tx_on_ack(struct mrt_path_tx *tx, const struct mrt_ack_info *ack,
 	tx->stats.acks++;
 	tx->stats.ce += ack->ce_count;
 	tx->stats.dup_reported += ack->dup_count;
+	mrt_tx_note_hold(tx, ack->hold_ns);
 
 	for (psn = tx->una; psn != tx->next_psn; psn++) {
 		struct mrt_tx_slot *slot = mrt_slot(tx, psn);
 
-		if (!slot->flags)
+		if (!slot->flags || !mrt_ack_covers(ack, psn))
 			continue;
-		if (mrt_ack_covers(ack, psn)) {
-			if (slot->flags & MRT_SLOT_INFLIGHT) {
-				tx->inflight--;
-				res->newly_acked++;
-			} else {
-				res->spurious++;
-				tx->stats.spurious++;
-			}
-			acked[res->newly_acked + res->spurious - 1] =
-				slot->handle;
-			slot->flags = 0;
-			continue;
-		}
-		/* a path is FIFO: an unacked PSN below a SACKed one is lost */
-		if ((slot->flags & MRT_SLOT_INFLIGHT) && have_high &&
-		    mrt_psn_before(psn + MRT_PATH_REORDER_TOLERANCE, high)) {
-			slot->flags &= ~MRT_SLOT_INFLIGHT;
-			slot->flags |= MRT_SLOT_LOST;
+		if (slot->flags & MRT_SLOT_INFLIGHT) {
 			tx->inflight--;
-			lost[res->newly_lost++] = slot->handle;
-			tx->stats.losses++;
+			res->newly_acked++;
+		} else {
+			res->spurious++;
+			tx->stats.spurious++;
+			if (slot->flags & MRT_SLOT_BY_RTO) {
+				tx->stats.spurious_rto++;
+				rto_took_ns = max_t(u64, rto_took_ns,
+						    (u64)(u32)(now_us -
+						    slot->sent_tsval) * 1000);
+			} else {
+				spurious_rack++;
+			}
 		}
+		acked[res->newly_acked + res->spurious - 1] = slot->handle;
+		/* each transmission has its own PSN: no ambiguity */
+		if (!tx->rack_valid || mrt_psn_after_eq(psn, tx->rack_high)) {
+			tx->rack_valid = true;
+			tx->rack_high = psn + 1;
+			tx->rack_sent_tsval = slot->sent_tsval;
+			tx->rack_rtt_us = now_us - slot->sent_tsval;
+		}
+		slot->flags = 0;
 	}
+	if (spurious_rack) {
+		/* reordering beyond the window: widen it (RFC 8985 7.2) */
+		if (tx->reo_wnd_mult < MRT_REO_WND_MULT_MAX)
+			tx->reo_wnd_mult++;
+		tx->reo_wnd_persist = MRT_REO_WND_PERSIST;
+	}
+	res->newly_lost = mrt_tx_rack_detect(tx, now_ns, lost);
 	mrt_tx_advance_una(tx);
 
 	if (res->newly_acked || res->spurious) {
@@ -379,11 +513,17 @@ int mrt_path_tx_on_ack(struct mrt_path_tx *tx, const struct mrt_ack_info *ack,
 		if (tx->state == MRT_PATH_SUSPECT)
 			tx->state = MRT_PATH_HEALTHY;
 		tx->last_progress_ns = now_ns;
+		tx->rto_since_ns = now_ns;
 		tx->tlp_armed = true;
 		tx->probe_pending = false;
+		if (rto_took_ns)
+			mrt_tx_spurious_rto(tx, rto_took_ns);
+		else
+			tx->rto_floor_ns -= (tx->rto_floor_ns - tx->rto_min_ns) >>
+					    MRT_RTO_FLOOR_DECAY_SHIFT;
 	}
-	if (res->newly_acked && !ack->echo_retx) {
-		u32 raw_us = mrt_tsval(now_ns) - ack->echo_tsval;
+	if (res->progress && !ack->echo_retx) {
+		u32 raw_us = now_us - ack->echo_tsval;
 		u64 raw = (u64)raw_us * 1000;
 
 		/* timestamps have 1 us resolution: never sample below it */
@@ -395,6 +535,7 @@ int mrt_path_tx_on_ack(struct mrt_path_tx *tx, const struct mrt_ack_info *ack,
 			res->rtt_ns = rtt;
 		}
 	}
+	mrt_tx_update_rto(tx);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_path_tx_on_ack, METAROCE_CORE);
@@ -403,7 +544,7 @@ u64 mrt_path_tx_rto_deadline(const struct mrt_path_tx *tx)
 {
 	if (!tx->inflight)
 		return 0;
-	return tx->last_progress_ns + mrt_tx_rto(tx);
+	return tx->rto_since_ns + mrt_tx_rto(tx);
 }
 EXPORT_SYMBOL_NS_GPL(mrt_path_tx_rto_deadline, METAROCE_CORE);
 
@@ -413,8 +554,8 @@ u64 mrt_path_tx_tlp_deadline(const struct mrt_path_tx *tx)
 
 	if (!tx->inflight || !tx->tlp_armed || tx->probe_pending)
 		return 0;
-	pto = max_t(u64, 2ULL * mrt_path_tx_srtt(tx) + MRT_ACK_DELAY_NS,
-		    MRT_TLP_MIN_NS);
+	pto = max_t(u64, 2ULL * mrt_path_tx_srtt(tx) + mrt_tx_ack_delay(tx),
+		    tx->tlp_min_ns);
 	at = tx->last_send_ns + pto;
 	/* a probe that would not beat the RTO is pointless */
 	if (at >= mrt_path_tx_rto_deadline(tx))
@@ -422,6 +563,12 @@ u64 mrt_path_tx_tlp_deadline(const struct mrt_path_tx *tx)
 	return at;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_path_tx_tlp_deadline, METAROCE_CORE);
+
+u64 mrt_path_tx_reo_deadline(const struct mrt_path_tx *tx)
+{
+	return tx->inflight ? tx->reo_deadline_ns : 0;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_reo_deadline, METAROCE_CORE);
 
 u32 mrt_path_tx_abort(struct mrt_path_tx *tx, u64 *lost)
 {
@@ -439,38 +586,88 @@ u32 mrt_path_tx_abort(struct mrt_path_tx *tx, u64 *lost)
 	tx->inflight = 0;
 	tx->stats.losses += n;
 	tx->probe_pending = false;
+	tx->reo_deadline_ns = 0;
 	return n;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_path_tx_abort, METAROCE_CORE);
 
+/* The oldest in-flight slot: what an RTO gives up first. */
+static struct mrt_tx_slot *mrt_tx_oldest_inflight(struct mrt_path_tx *tx)
+{
+	u32 psn;
+
+	for (psn = tx->una; psn != tx->next_psn; psn++) {
+		struct mrt_tx_slot *slot = mrt_slot(tx, psn);
+
+		if (slot->flags & MRT_SLOT_INFLIGHT)
+			return slot;
+	}
+	return NULL;
+}
+
 u32 mrt_path_tx_on_timer(struct mrt_path_tx *tx, u64 now_ns, u64 *lost,
 			 bool *rto_fired)
 {
-	u64 rto_at = mrt_path_tx_rto_deadline(tx);
-	u64 tlp_at = mrt_path_tx_tlp_deadline(tx);
-	u32 n;
+	return mrt_path_tx_on_timer_ex(tx, now_ns, lost, rto_fired, true);
+}
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_on_timer, METAROCE_CORE);
+
+void mrt_path_tx_raise_floor(struct mrt_path_tx *tx, u64 floor_ns)
+{
+	if (floor_ns <= tx->rto_floor_ns)
+		return;
+	tx->rto_floor_ns = min_t(u64, floor_ns, MRT_RTO_FLOOR_MAX_NS);
+	mrt_tx_update_rto(tx);
+}
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_raise_floor, METAROCE_CORE);
+
+u32 mrt_path_tx_on_timer_ex(struct mrt_path_tx *tx, u64 now_ns, u64 *lost,
+			    bool *rto_fired, bool may_fail)
+{
+	u64 reo_at = mrt_path_tx_reo_deadline(tx), rto_at, tlp_at;
+	struct mrt_tx_slot *oldest;
+	u32 n = 0;
 
 	*rto_fired = false;
+	if (reo_at && now_ns >= reo_at) {
+		n = mrt_tx_rack_detect(tx, now_ns, lost);
+		tx->stats.reo_timeouts += n;
+		mrt_tx_advance_una(tx);
+	}
+	rto_at = mrt_path_tx_rto_deadline(tx);
+	tlp_at = mrt_path_tx_tlp_deadline(tx);
 	if (rto_at && now_ns >= rto_at) {
-		n = mrt_path_tx_abort(tx, lost);
+		oldest = mrt_tx_oldest_inflight(tx);
+		if (oldest)
+			mrt_tx_mark_lost(tx, oldest, MRT_SLOT_BY_RTO, lost, &n);
 		*rto_fired = true;
+		tx->rto_since_ns = now_ns;
 		tx->stats.rtos++;
 		if (tx->consecutive_rtos < MRT_U8_MAX)
 			tx->consecutive_rtos++;
 		if (mrt_tx_rto(tx) < MRT_RTO_MAX_NS)
 			tx->backoff++;
+		if (tx->consecutive_rtos >= MRT_PATH_FAIL_RTOS && may_fail) {
+			/* the route is dead: all of its flight goes elsewhere */
+			n += mrt_path_tx_abort(tx, lost + n);
+			if (tx->state != MRT_PATH_PARKED)
+				tx->state = MRT_PATH_FAILED;
+			return n;
+		}
 		if (tx->state != MRT_PATH_PARKED)
-			tx->state = tx->consecutive_rtos >= MRT_PATH_FAIL_RTOS ?
-				    MRT_PATH_FAILED : MRT_PATH_SUSPECT;
+			tx->state = MRT_PATH_SUSPECT;
+		/* probe the path: its ACK resolves the rest of the flight */
+		tx->probe_pending = true;
+		tx->tlp_armed = false;
 		return n;
 	}
 	if (tlp_at && now_ns >= tlp_at) {
 		tx->probe_pending = true;
 		tx->tlp_armed = false;
 	}
-	return 0;
+	return n;
 }
-EXPORT_SYMBOL_NS_GPL(mrt_path_tx_on_timer, METAROCE_CORE);
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_on_timer_ex, METAROCE_CORE);
 
 u64 mrt_path_tx_newest_handle(const struct mrt_path_tx *tx)
 {
@@ -486,6 +683,22 @@ u64 mrt_path_tx_newest_handle(const struct mrt_path_tx *tx)
 }
 EXPORT_SYMBOL_NS_GPL(mrt_path_tx_newest_handle, METAROCE_CORE);
 
+u64 mrt_path_tx_newest_live(const struct mrt_path_tx *tx,
+			    bool (*live)(void *ctx, u64 handle), void *ctx)
+{
+	u32 psn = tx->next_psn;
+
+	while (psn != tx->una) {
+		const struct mrt_tx_slot *slot = &tx->ring[--psn & MRT_RING_MASK];
+
+		if ((slot->flags & MRT_SLOT_INFLIGHT) &&
+		    (!live || live(ctx, slot->handle)))
+			return slot->handle;
+	}
+	return MRT_NO_HANDLE;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_newest_live, METAROCE_CORE);
+
 u32 mrt_path_tx_repick(struct mrt_path_tx *tx, u64 now_ns, u64 *lost)
 {
 	u32 n = mrt_path_tx_abort(tx, lost);
@@ -496,6 +709,7 @@ u32 mrt_path_tx_repick(struct mrt_path_tx *tx, u64 now_ns, u64 *lost)
 	tx->backoff = 0;
 	tx->tlp_armed = true;
 	tx->last_progress_ns = now_ns;
+	tx->rto_since_ns = now_ns;
 	/*
 	 * The RTT estimate is kept: the new route joins the same two hosts
 	 * and an unknown RTT would mean a 10 ms RTO on a 10 us fabric.

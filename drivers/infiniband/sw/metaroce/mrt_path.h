@@ -3,9 +3,11 @@
  * MetaRoCE transport core: one path of a connection.
  *
  * A path is one ECMP route (one UDP source port on one plane) with its own
- * PSN space. The network keeps a path FIFO, so the receiver reports a gap
- * and the sender treats every PSN below the highest selectively acked one
- * as lost at once, without waiting for duplicate acks.
+ * PSN space. The network keeps a path nearly FIFO, so a hole below a
+ * selectively acked PSN is a loss as soon as a packet sent a reorder window
+ * later than the hole has been delivered (RACK, RFC 8985: time, not packet
+ * counts); the window absorbs the little reordering that host queues and
+ * scheduling add, and widens when a loss turns out to be spurious.
  *
  * The receiver half (struct mrt_path_rx) tracks what arrived and decides
  * when to acknowledge; the sender half (struct mrt_path_tx) tracks what is
@@ -24,7 +26,12 @@
 #define MRT_ACK_EVERY			8
 #define MRT_ACK_DELAY_NS		(20 * 1000ULL)
 #define MRT_PATH_MAX_INFLIGHT		256
-#define MRT_PATH_REORDER_TOLERANCE	0
+#define MRT_REO_WND_MIN_NS		(4 * 1000ULL)
+#define MRT_REO_WND_MULT_MAX		16
+#define MRT_REO_WND_PERSIST		16
+#define MRT_RTO_FLOOR_MAX_NS		(50 * 1000 * 1000ULL)
+#define MRT_RTO_FLOOR_DECAY_SHIFT	8
+#define MRT_HOLD_DECAY_SHIFT		4
 #define MRT_PATH_RX_JUMP_MAX		0x01000000U	/* 2^24 */
 #define MRT_RTO_INIT_NS			(10 * 1000 * 1000ULL)
 #define MRT_RTO_MIN_NS			(200 * 1000ULL)
@@ -135,6 +142,7 @@ enum mrt_path_state {
 #define MRT_SLOT_LOST		0x02	/* declared lost, kept to spot late acks */
 #define MRT_SLOT_RETX		0x04	/* carried a retransmission */
 #define MRT_SLOT_PROBE		0x08	/* tail-loss probe */
+#define MRT_SLOT_BY_RTO		0x10	/* declared lost by the RTO */
 
 struct mrt_tx_slot {
 	u64 handle;		/* opaque packet id from the connection */
@@ -154,6 +162,8 @@ struct mrt_path_stats {
 	u64 probes;
 	u64 dup_reported;	/* duplicate PSNs reported by the receiver */
 	u64 repicks;
+	u64 spurious_rto;	/* of spurious: slots the RTO gave up */
+	u64 reo_timeouts;	/* holes declared lost by the reorder timer */
 };
 
 struct mrt_path_tx {
@@ -176,6 +186,19 @@ struct mrt_path_tx {
 	u64 last_progress_ns;	/* last ACK that resolved a slot */
 	struct mrt_path_stats stats;
 	struct mrt_tx_slot ring[MRT_PATH_MAX_INFLIGHT];
+	/* RACK: the newest delivered packet (by send time = PSN order) */
+	bool rack_valid;
+	u8 reo_wnd_mult;	/* reorder window in min_rtt / 4 units */
+	u8 reo_wnd_persist;	/* losses left before the window narrows */
+	u32 rack_high;		/* PSN after the newest delivered one */
+	u32 rack_sent_tsval;	/* its send time (us) */
+	u32 rack_rtt_us;	/* its RTT as seen by the sender (us) */
+	u64 reo_deadline_ns;	/* reorder timer for pending holes, 0 = none */
+	u32 hold_max_ns;	/* decaying max of the receiver's ACK holds */
+	u64 rto_min_ns;		/* configured RTO floor */
+	u64 rto_floor_ns;	/* floor in force: raised by spurious RTOs */
+	u64 tlp_min_ns;		/* configured probe floor */
+	u64 rto_since_ns;	/* RTO runs from here: progress or last RTO */
 };
 
 /* What one ACK did to a path. */
@@ -211,18 +234,44 @@ int mrt_path_tx_on_ack(struct mrt_path_tx *tx, const struct mrt_ack_info *ack,
 u64 mrt_path_tx_rto_deadline(const struct mrt_path_tx *tx);
 /* Deadline of the tail-loss probe, 0 if none is armed. */
 u64 mrt_path_tx_tlp_deadline(const struct mrt_path_tx *tx);
+/* Deadline of the reorder timer (holes waiting out the window), 0 = none. */
+u64 mrt_path_tx_reo_deadline(const struct mrt_path_tx *tx);
+/* Current reorder window (ns). */
+u64 mrt_path_tx_reo_wnd(const struct mrt_path_tx *tx);
+/* Set the RTO and probe floors (0 keeps the built-in default). */
+void mrt_path_tx_set_floors(struct mrt_path_tx *tx, u64 rto_min_ns,
+			    u64 tlp_min_ns);
 /*
- * Run the timers. On RTO every in-flight slot is declared lost (handles to
- * lost[], room for MRT_PATH_MAX_INFLIGHT), the RTO backs off and the state
- * moves to SUSPECT or FAILED. Returns the number of lost handles; sets
- * *rto_fired and leaves probe_pending set when the probe timer expired.
+ * Run the timers. The reorder timer declares the holes whose window ran
+ * out lost. On RTO only the oldest in-flight slot is declared lost and a
+ * probe is made due on this path: its ACK, sent far later than the rest
+ * of the flight, lets the reorder rule find every real loss, while a
+ * spurious RTO (a stalled ACK) costs one packet, not a flight. The RTO
+ * backs off and the state moves to SUSPECT or FAILED. Handles go to
+ * lost[] (room for MRT_PATH_MAX_INFLIGHT); returns how many; sets
+ * *rto_fired and leaves probe_pending set when a probe is due.
  */
 u32 mrt_path_tx_on_timer(struct mrt_path_tx *tx, u64 now_ns, u64 *lost,
 			 bool *rto_fired);
+/*
+ * The same; may_fail = false keeps the path SUSPECT however many RTOs
+ * fire (the caller knows the silence is not this route's fault).
+ */
+u32 mrt_path_tx_on_timer_ex(struct mrt_path_tx *tx, u64 now_ns, u64 *lost,
+			    bool *rto_fired, bool may_fail);
+/* Raise the RTO floor in force (evidence of stalls from another path). */
+void mrt_path_tx_raise_floor(struct mrt_path_tx *tx, u64 floor_ns);
 /* Declare every in-flight slot lost (handles to lost[]); returns how many. */
 u32 mrt_path_tx_abort(struct mrt_path_tx *tx, u64 *lost);
 /* Handle of the newest in-flight slot (what a probe may duplicate). */
 u64 mrt_path_tx_newest_handle(const struct mrt_path_tx *tx);
+/*
+ * Newest in-flight handle that live(ctx, handle) still wants delivered
+ * (NULL live: any); MRT_NO_HANDLE if none. A handle resent elsewhere may
+ * be acked there while its slot here is still in flight.
+ */
+u64 mrt_path_tx_newest_live(const struct mrt_path_tx *tx,
+			    bool (*live)(void *ctx, u64 handle), void *ctx);
 /*
  * Re-pick (new source port): in-flight slots are declared lost (handles to
  * lost[]), RTT and backoff state restart, the generation is bumped. PSNs
