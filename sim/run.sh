@@ -65,19 +65,23 @@ EOF
 
 incast() {
 	local n
-	for n in ${SIM_INCAST_N:-8 16 32 64 128}; do
+	for n in ${SIM_INCAST_N:-8 16 32 64 128 256 512 1024}; do
+		# simulated time: 0 = long enough for four fairness windows
 		run --scenario=incast --senders="$n" --hostsPerLeaf=32 --paths="${SIM_INCAST_PATHS:-4}" \
-			--simMs="${SIM_INCAST_MS:-2}" --seed="${SIM_SEED:-1}"
+			--simMs="${SIM_INCAST_MS:-0}" --seed="${SIM_SEED:-1}"
 	done | collect $OUT/incast.json
 	python3 - "$OUT" <<'EOF'
 import json, sys
 out = sys.argv[1]
 rows = json.load(open(out + "/incast.json"))
 with open(out + "/incast.dat", "w") as f:
-    f.write("# senders fair_after_rtts jain_tail util_tail queue_peak drops\n")
+    f.write("# senders window_us first_fair_rtts fair_windows_after fair_after_rtts"
+            " jain_tail util_tail queue_peak drops rtos\n")
     for r in rows:
-        f.write("%d %.1f %.4f %.4f %d %d\n" % (r["senders"], r["fair_after_rtts"],
-                r["jain_tail"], r["util_tail"], r["queue_peak_pkts"], r["switch_drops"]))
+        f.write("%d %g %.1f %.3f %.1f %.4f %.4f %d %d %d\n" % (r["senders"], r["window_us"],
+                r["first_fair_rtts"], r["fair_windows_after"], r["fair_after_rtts"],
+                r["jain_tail"], r["util_tail"], r["queue_peak_pkts"], r["switch_drops"],
+                r["rtos"]))
 with open(out + "/incast_jain.dat", "w") as f:
     for r in rows:
         f.write("# senders %d\n" % r["senders"])
@@ -95,7 +99,7 @@ planes() {
 	local p
 	for p in ${SIM_PLANES:-1 2 4 8}; do
 		run --scenario=planes --planes="$p" --leaves=2 --hostsPerLeaf="${SIM_PLANES_HOSTS:-4}" \
-			--spines=4 --paths=$((p * 2)) --connsPerHost="${SIM_PLANES_CONNS:-2}" \
+			--spines=4 --paths=$((p * 8 > 64 ? 64 : p * 8)) --connsPerHost="${SIM_PLANES_CONNS:-2}" \
 			--simMs="${SIM_PLANES_MS:-1}" --seed="${SIM_SEED:-1}"
 	done | collect $OUT/planes.json
 	python3 - "$OUT" <<'EOF'
@@ -115,7 +119,7 @@ EOF
 }
 
 failure() {
-	run --scenario=planes --planes=8 --leaves=2 --hostsPerLeaf=2 --spines=2 --paths=16 \
+	run --scenario=planes --planes=8 --leaves=2 --hostsPerLeaf=2 --spines=2 --paths=32 \
 		--connsPerHost=1 --simMs="${SIM_FAIL_MS:-3}" --failAtMs=1 --binUs=50 \
 		--seed="${SIM_SEED:-1}" | collect $OUT/failure.json
 	python3 - "$OUT" <<'EOF'
