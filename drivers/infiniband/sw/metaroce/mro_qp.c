@@ -23,6 +23,7 @@
 #include "mro.h"
 #include "mro_verbs.h"
 #include "mro_conn.h"
+#include "mro_ud.h"
 
 #define MRO_SEND_FLAGS_OK (IB_SEND_FENCE | IB_SEND_SIGNALED | \
 			   IB_SEND_SOLICITED | IB_SEND_INLINE)
@@ -54,7 +55,10 @@ void mro_qp_put(struct mro_qp *qp)
 void mro_qp_kick_sq(struct mro_qp *qp)
 {
 	/* WQEs in [sq.cons, sq.prod) are waiting: the data path sends them */
-	mro_req_kick(qp);
+	if (qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI)
+		mro_ud_kick(qp);
+	else
+		mro_req_kick(qp);
 }
 
 static void mro_qp_event(struct mro_qp *qp, enum ib_event_type type)
@@ -319,6 +323,9 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	if (ret)
 		goto err_sq;
+	ret = mro_ud_qp_init(qp);
+	if (ret)
+		goto err_rq;
 
 	/* publish last: the receive path may find the QP from now on */
 	if (qp->type == IB_QPT_GSI) {
@@ -330,7 +337,7 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				      &dev->res.qp_next, GFP_KERNEL);
 	}
 	if (ret < 0)
-		goto err_rq;
+		goto err_ud;
 	ibqp->qp_num = qpn;
 
 	/* report what we really have: rings are powers of two */
@@ -340,6 +347,8 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		cap->max_recv_sge = 0;
 	return 0;
 
+err_ud:
+	mro_ud_qp_cleanup(qp);
 err_rq:
 	mro_wq_free(&qp->rq);
 err_sq:
@@ -371,6 +380,7 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mro_qp_put(qp);
 	wait_for_completion(&qp->released);
 	mro_conn_destroy(qp);
+	mro_ud_qp_cleanup(qp);
 	mutex_unlock(&qp->modify_lock);
 
 	/*
@@ -530,6 +540,8 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		spin_unlock_irq(&qp->sq.lock);
 		if (sq_empty)
 			mro_qp_sq_drained(qp);
+		else if (qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI)
+			mro_ud_kick(qp);	/* it reports the drain */
 		break;
 	case IB_QPS_RTS:
 		if (cur == IB_QPS_SQD || cur == IB_QPS_SQE)

@@ -13,7 +13,20 @@ struct mro_qp;
 struct sk_buff;
 struct mrt_pkt_info;
 
-/* Receive one parsed datagram for a UD/GSI QP; returns why it was dropped. */
+/*
+ * UD/GSI QP state of the datagram service: set up at create (no-op for
+ * RC), torn down at destroy after the QP left service (may sleep).
+ */
+int mro_ud_qp_init(struct mro_qp *qp);
+void mro_ud_qp_cleanup(struct mro_qp *qp);
+
+/* post_send queued WQEs on a UD/GSI QP in RTS: send them (any context). */
+void mro_ud_kick(struct mro_qp *qp);
+
+/*
+ * Receive one parsed datagram for a UD/GSI QP; returns why it was dropped.
+ * The caller consumes skb and counts the drop. Softirq context.
+ */
 enum mrt_drop_reason mro_ud_rcv(struct mro_dev *dev, struct mro_qp *qp,
 				struct sk_buff *skb,
 				const struct mrt_pkt_info *pi);

@@ -24,6 +24,7 @@
 #include <linux/xarray.h>
 #include <linux/idr.h>
 #include <linux/rcupdate.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
 
@@ -380,6 +381,12 @@ struct mro_qp {
 
 	/* RC transport connection (mro_conn.c), from RTR until RESET/destroy */
 	struct mro_conn __rcu *conn;
+
+	/* UD/GSI datagram service (mro_ud.c) */
+	struct work_struct ud_tx_work;	/* sends the SQ's WQEs */
+	struct mro_send_wqe *ud_tx_wqe;	/* the one being sent, out of the ring */
+	spinlock_t ud_rx_lock;		/* ud_rx_wqe */
+	struct mro_recv_wqe *ud_rx_wqe;	/* the receive being filled */
 };
 
 static inline struct mro_qp *to_mro_qp(struct ib_qp *qp)
