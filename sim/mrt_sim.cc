@@ -1213,10 +1213,25 @@ int RunPlanes()
 		sum += gb[b];
 	sum /= std::max<uint32_t>(1, nb - 1 - nb / 2);
 	double ideal = hosts * P.planes * LinePayloadGbps();
+	/* where losses were declared: the failed plane vs. the others */
+	uint64_t lost0 = 0, lostOther = 0, rto0 = 0, rtoOther = 0, failed = 0;
+	for (Flow *f : flows)
+		if (auto *m = dynamic_cast<MrtFlow *>(f))
+			for (size_t i = 0; i < m->sPaths.size(); i++) {
+				const struct mrt_path_tx &tx = m->sPaths[i].tx;
+				bool plane0 = i % P.planes == 0;
+
+				(plane0 ? lost0 : lostOther) += tx.stats.losses;
+				(plane0 ? rto0 : rtoOther) += tx.stats.rtos;
+				failed += tx.state == MRT_PATH_FAILED;
+			}
 	printf("{\"scenario\":\"planes\",\"hosts\":%u,\"connections\":%zu,\"sim_ms\":%g,"
 	       "\"fail_at_ms\":%g,\"goodput_gbps\":%.2f,\"ideal_gbps\":%.2f,"
-	       "\"scaling\":%.4f,",
-	       hosts, flows.size(), simMs, P.failAtMs, sum, ideal, sum / ideal);
+	       "\"scaling\":%.4f,\"losses_plane0\":%" PRIu64 ",\"losses_other_planes\":%" PRIu64
+	       ",\"rtos_plane0\":%" PRIu64 ",\"rtos_other_planes\":%" PRIu64
+	       ",\"paths_failed_at_end\":%" PRIu64 ",",
+	       hosts, flows.size(), simMs, P.failAtMs, sum, ideal, sum / ideal,
+	       lost0, lostOther, rto0, rtoOther, failed);
 	PrintCommon(t);
 	printf(",\"goodput_bins_gbps\":[");
 	for (uint32_t b = 0; b < nb; b++)

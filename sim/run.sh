@@ -90,9 +90,12 @@ with open(out + "/incast_jain.dat", "w") as f:
         f.write("\n\n")
 print(open(out + "/incast.dat").read(), end="")
 EOF
-	plot $OUT/incast.png "set title 'incast: Jain index over time per bin'; set xlabel 'us'; \
-		set ylabel 'Jain'; set yrange [0:1.05]; set key bottom right; \
-		plot for [i=0:20] '$OUT/incast_jain.dat' index i u 1:2 w l t columnheader(1)"
+	local ns="${SIM_INCAST_N:-8 16 32 64 128 256 512 1024}" k
+	k=$(echo $ns | wc -w)
+	plot $OUT/incast.png "set title 'incast: Jain index over sliding windows (window start)'; \
+		set xlabel 'us'; set ylabel 'Jain'; set yrange [0:1.05]; set key bottom right; \
+		ns = '$ns'; plot for [i=0:$((k - 1))] '$OUT/incast_jain.dat' index i u 1:2 w l \
+		t sprintf('N = %s', word(ns, i + 1))"
 }
 
 planes() {
@@ -129,8 +132,22 @@ r = json.load(open(out + "/failure.json"))[0]
 with open(out + "/failure.dat", "w") as f:
     for i, g in enumerate(r["goodput_bins_gbps"]):
         f.write("%g %.1f\n" % (i * 50, g))
-print("failure: goodput %.1f of ideal %.1f Gbit/s, path failures %d, drops %d" %
-      (r["goodput_gbps"], r["ideal_gbps"], r["path_failures"], r["switch_drops"]))
+bins, w, fail = r["goodput_bins_gbps"], 50.0, r["fail_at_ms"] * 1000
+pre = [g for i, g in enumerate(bins) if fail / 2 <= i * w < fail]
+post = [g for i, g in enumerate(bins) if i * w >= fail]
+pre_m = sum(pre) / len(pre)
+tail = post[len(post) // 2:-1] or post
+post_m = sum(tail) / len(tail)
+# recovered: first bin after the failure at >= 95 % of 7/8 of the level before
+target = 0.95 * pre_m * (r["planes"] - 1) / r["planes"]
+rec = next((i for i, g in enumerate(post) if g >= target), -1)
+r2 = {"pre_gbps": round(pre_m, 1), "post_gbps": round(post_m, 1),
+      "post_vs_pre": round(post_m / pre_m, 4), "dip_gbps": round(min(post[:4]), 1),
+      "recovered_after_us": rec * w if rec >= 0 else -1}
+json.dump(r2, open(out + "/failure_summary.json", "w"))
+print("failure:", r2, "losses plane0/other %d/%d, rtos plane0/other %d/%d, failed paths %d" %
+      (r["losses_plane0"], r["losses_other_planes"], r["rtos_plane0"], r["rtos_other_planes"],
+       r["paths_failed_at_end"]))
 EOF
 	plot $OUT/failure.png "set title 'plane 0 of 8 fails at 1 ms'; set xlabel 'us'; \
 		set ylabel 'aggregate goodput Gbit/s'; plot '$OUT/failure.dat' u 1:2 w l t 'MetaRoCE core'"
