@@ -19,6 +19,20 @@ unsigned int mro_paths = 8;
 module_param_named(paths, mro_paths, uint, 0644);
 MODULE_PARM_DESC(paths, "paths (UDP source ports) per RC connection, 1..64");
 
+/*
+ * Retransmission floors for new connections (0: the core's defaults,
+ * MRT_RTO_MIN_NS and MRT_TLP_MIN_NS). The defaults suit a datacenter
+ * fabric; a host that stalls for milliseconds (emulation, overcommit)
+ * may start higher, though the core also raises the RTO floor itself
+ * after each spurious RTO (Documentation/transport.rst).
+ */
+static unsigned int mro_rto_min_us;
+module_param_named(rto_min_us, mro_rto_min_us, uint, 0644);
+MODULE_PARM_DESC(rto_min_us, "RTO floor in us for new connections (0: 200)");
+static unsigned int mro_tlp_min_us;
+module_param_named(tlp_min_us, mro_tlp_min_us, uint, 0644);
+MODULE_PARM_DESC(tlp_min_us, "tail-loss probe floor in us (0: 50)");
+
 /* Ephemeral range the path source ports are drawn from. */
 #define MRO_SPORT_BASE		49152
 #define MRO_SPORT_SPAN		16384
@@ -299,6 +313,8 @@ static int mro_conn_create(struct mro_qp *qp)
 	cfg.retxq_cap = MRT_CONN_RETXQ_LEN(npaths);
 	cfg.mtu = conn->mtu;
 	cfg.rx_psn = rx_psn;
+	cfg.rto_min_ns = (u64)READ_ONCE(mro_rto_min_us) * NSEC_PER_USEC;
+	cfg.tlp_min_ns = (u64)READ_ONCE(mro_tlp_min_us) * NSEC_PER_USEC;
 	ret = -EINVAL;
 	if (mrt_conn_init(&conn->core, &cfg))
 		goto err;
