@@ -69,6 +69,7 @@ struct Params {
 	uint32_t seed = 1;
 	double failAtMs = 0;		/* planes: plane 0 fails here, 0 = never */
 	int lossHost = -1;		/* host whose NICs drop, -1 = every host */
+	double farDelayUs = 0;		/* scale-across: last leaf's uplinks */
 };
 
 Params P;
@@ -345,6 +346,12 @@ void BuildFabric(uint32_t nHosts)
 			lr->SetSalt(Mix64(leaf->GetId() * 7919ULL + P.seed));
 			for (uint32_t s = 0; s < P.spines; s++) {
 				Ptr<Node> spine = F.spines[p].Get(s);
+				bool far = P.farDelayUs > 0 && l + 1 == P.leaves;
+				char farDelay[32];
+
+				/* the last leaf is the far pod: its uplinks are the long haul */
+				snprintf(farDelay, sizeof(farDelay), "%gus", far ? P.farDelayUs : P.linkDelayUs);
+				p2p.SetChannelAttribute("Delay", StringValue(farDelay));
 				NetDeviceContainer d = p2p.Install(leaf, spine);
 				QueueDiscContainer q = red.Install(d);
 
@@ -1240,13 +1247,60 @@ int RunPlanes()
 	return 0;
 }
 
+/*
+ * Scenario 5: one connection between two pods joined by long links
+ * (farDelayUs one way on each uplink of the far leaf, crossed once each
+ * way); goodput over the second half, paths that carried data,
+ * window per path at the end.
+ */
+int RunScale()
+{
+	P.hostsPerLeaf = 1;
+	BuildFabric(2);
+	BuildHosts(2);
+	P.bytes = 0;
+	Flow *f = AddFlow(0, 1, 0);
+	double simMs = P.simMs ? P.simMs : 30;
+	Simulator::Stop(Us(simMs * 1000));
+	Simulator::Run();
+	Totals t = Collect();
+	MrtFlow *m = dynamic_cast<MrtFlow *>(f);
+	uint32_t nb = (uint32_t)(simMs * 1000 / P.binUs), opened = 0;
+	double sum = 0, pw = 0, pwMin = 1e9, pwMax = 0, srtt = 0;
+	for (uint32_t b = nb / 2; b < nb && b < f->bins.size(); b++)
+		sum += f->bins[b];
+	double gbps = sum * P.payload * 8 / ((nb - nb / 2) * P.binUs * 1e3);
+	if (m)
+		for (auto &p : m->sPaths) {
+			double w = m->s.cc->pwnd(&p.cc);
+
+			opened += p.tx.stats.sent > 0;
+			pw += w;
+			pwMin = std::min(pwMin, w);
+			pwMax = std::max(pwMax, w);
+			srtt += mrt_path_tx_srtt(&p.tx) / 1000.0;
+		}
+	uint32_t np = m ? m->sPaths.size() : 1;
+	double rtt = BaseRttUs() + 2 * (P.farDelayUs - P.linkDelayUs);
+	double bdp = LinePayloadGbps() * 1e3 * rtt / 8 / P.payload;
+	printf("{\"scenario\":\"scale\",\"far_delay_us\":%g,\"rtt_us\":%.1f,\"bdp_pkts\":%.0f,"
+	       "\"sim_ms\":%g,\"goodput_gbps\":%.2f,\"utilisation\":%.4f,\"paths_opened\":%u,"
+	       "\"pwnd_mean\":%.1f,\"pwnd_min\":%.0f,\"pwnd_max\":%.0f,\"pwnd_sum\":%.0f,"
+	       "\"srtt_mean_us\":%.1f,",
+	       P.farDelayUs, rtt, bdp, simMs, gbps, gbps / LinePayloadGbps(), opened,
+	       pw / np, pwMin, pwMax, pw, srtt / np);
+	PrintCommon(t);
+	printf("}\n");
+	return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
 	CommandLine cmd;
 
-	cmd.AddValue("scenario", "loss | incast | planes", P.scenario);
+	cmd.AddValue("scenario", "loss | incast | planes | scale", P.scenario);
 	cmd.AddValue("transport", "mrt (the core) | gbn (RoCEv2 go-back-N)", P.transport);
 	cmd.AddValue("planes", "planes per host", P.planes);
 	cmd.AddValue("leaves", "leaf switches per plane", P.leaves);
@@ -1268,6 +1322,7 @@ int main(int argc, char **argv)
 	cmd.AddValue("gbnRtoUs", "go-back-N local ACK timeout", P.gbnRtoUs);
 	cmd.AddValue("binUs", "goodput bin width", P.binUs);
 	cmd.AddValue("failAtMs", "planes: plane 0 fails at", P.failAtMs);
+	cmd.AddValue("farDelayUs", "scale: one-way delay of the far pod's uplinks", P.farDelayUs);
 	cmd.AddValue("seed", "RNG run number", P.seed);
 	cmd.Parse(argc, argv);
 	if (P.paths < 1 || P.paths > MRT_MAX_PATHS || P.planes < 1 || !P.payload ||
@@ -1285,6 +1340,8 @@ int main(int argc, char **argv)
 		rc = RunIncast();
 	else if (P.scenario == "planes")
 		rc = RunPlanes();
+	else if (P.scenario == "scale")
+		rc = RunScale();
 	else {
 		fprintf(stderr, "unknown scenario %s\n", P.scenario.c_str());
 		return 2;

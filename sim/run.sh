@@ -4,7 +4,7 @@
 # Scenario driver for the ns-3 model (Documentation/simulation.rst).
 #   sim/run.sh check          one small loss point per transport, TAP lines
 #   sim/run.sh all            every scenario below
-#   sim/run.sh loss|incast|planes|failure
+#   sim/run.sh loss|incast|planes|failure|scale
 # Each simulator run prints one JSON object; a scenario's runs are
 # collected in build/sim/<scenario>.json and plotted to build/sim/<scenario>.png.
 # Sizes can be raised from the environment (SIM_LOSS_BYTES, SIM_INCAST_N,
@@ -153,6 +153,29 @@ EOF
 		set ylabel 'aggregate goodput Gbit/s'; plot '$OUT/failure.dat' u 1:2 w l t 'MetaRoCE core'"
 }
 
+scale() {
+	local n
+	for n in ${SIM_SCALE_PATHS:-8 16 24 32 48 64}; do
+		run --scenario=scale --farDelayUs="${SIM_SCALE_FAR_US:-745}" --paths="$n" \
+			--simMs="${SIM_SCALE_MS:-30}" --binUs=100 --seed="${SIM_SEED:-1}"
+	done | collect $OUT/scale.json
+	python3 - "$OUT" <<'EOF'
+import json, sys
+out = sys.argv[1]
+rows = json.load(open(out + "/scale.json"))
+with open(out + "/scale.dat", "w") as f:
+    f.write("# paths rtt_us bdp_pkts goodput_gbps utilisation paths_opened pwnd_mean pwnd_min pwnd_max\n")
+    for r in rows:
+        f.write("%d %.1f %.0f %.2f %.4f %d %.1f %.0f %.0f\n" % (r["paths"], r["rtt_us"], r["bdp_pkts"],
+                r["goodput_gbps"], r["utilisation"], r["paths_opened"], r["pwnd_mean"],
+                r["pwnd_min"], r["pwnd_max"]))
+print(open(out + "/scale.dat").read(), end="")
+EOF
+	plot $OUT/scale.png "set title 'one connection across a 1.5 ms RTT: utilisation vs paths'; \
+		set xlabel 'paths'; set ylabel 'goodput / link'; set yrange [0:1.05]; \
+		plot '$OUT/scale.dat' u 1:5 w lp t 'MetaRoCE core (PWND max 256 per path)'"
+}
+
 # TAP: the loss sweep's 1 % and 5 % points, 8 MiB per run, both
 # transports. Thresholds sit well inside the measured margins
 # (Documentation/simulation.rst) and far above what a broken core reaches.
@@ -200,6 +223,7 @@ loss) loss_sweep ;;
 incast) incast ;;
 planes) planes ;;
 failure) failure ;;
-all) loss_sweep && incast && planes && failure ;;
-*) echo "usage: $0 check|all|loss|incast|planes|failure" >&2; exit 2 ;;
+scale) scale ;;
+all) loss_sweep && incast && planes && failure && scale ;;
+*) echo "usage: $0 check|all|loss|incast|planes|failure|scale" >&2; exit 2 ;;
 esac
