@@ -129,6 +129,9 @@ class Peer:
         self.msn = 0
         self.tsval = 1000
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        # a slow guest must not lose the driver's bursts in our buffer
+        self.sock.setsockopt(socket.SOL_SOCKET,
+                             getattr(socket, "SO_RCVBUFFORCE", 33), 1 << 22)
         self.sock.bind((a.local, a.port))
         self.dst = (a.remote, a.port)
         self.tokens_seen = set()

@@ -13,7 +13,8 @@
  *   mr    the MR's bytes, raw (read): the peer compares them byte for byte
  *   post  "COUNT LEN" (write): post COUNT signaled RDMA WRITEs of LEN bytes
  *         towards peer_va / peer_rkey (the driver as sender)
- *   cq    "ok N err M last_status S last_wr_id W" (read; polls the CQ)
+ *   cq    "posted P ok N err M last_status S last_wr_id W" (read; polls)
+ *   qp_err (write): move the QP to ERR, so in-flight WRs are flushed
  *
  *   insmod mro_peer_target.ko dev=mrb peer_ip=198.18.12.1 peer_qpn=4660
  */
@@ -312,6 +313,25 @@ static const struct file_operations pt_post_fops = {
 	.llseek = noop_llseek,
 };
 
+static ssize_t pt_qp_err_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret;
+
+	mutex_lock(&pt->lock);
+	ret = ib_modify_qp(pt->qp, &attr, IB_QP_STATE);
+	mutex_unlock(&pt->lock);
+	return ret ? ret : count;
+}
+
+static const struct file_operations pt_qp_err_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = pt_qp_err_write,
+	.llseek = noop_llseek,
+};
+
 static void pt_free(struct pt_ctx *c)
 {
 	debugfs_remove_recursive(c->dir);
@@ -409,6 +429,7 @@ static int __init mro_peer_target_init(void)
 	debugfs_create_file("info", 0444, pt->dir, NULL, &pt_info_fops);
 	debugfs_create_file("cq", 0444, pt->dir, NULL, &pt_cq_fops);
 	debugfs_create_file("post", 0200, pt->dir, NULL, &pt_post_fops);
+	debugfs_create_file("qp_err", 0200, pt->dir, NULL, &pt_qp_err_fops);
 	debugfs_create_blob("mr", 0444, pt->dir, &pt->blob);
 	pr_info("mro_peer_target: %s qpn %u -> %s qpn %u, rkey %#x va %#llx\n",
 		dev, pt->qp->qp_num, peer_ip, peer_qpn, pt->mr->rkey,
