@@ -393,6 +393,14 @@ void BuildFabric(uint32_t nHosts)
 
 /* ---------------------------------------------------------- hosts -- */
 
+struct Flow;
+
+/* Scenario 6 reacts to every newly received segment. */
+struct SegmentSink {
+	virtual ~SegmentSink() = default;
+	virtual void OnSegment(Flow *f, uint64_t seg) = 0;
+};
+
 struct Flow {
 	virtual ~Flow() = default;
 	/* put at most one packet on the wire; its bytes, 0 = nothing to send */
@@ -402,6 +410,8 @@ struct Flow {
 
 	uint32_t id = 0;
 	Host *src = nullptr, *dst = nullptr;
+	SegmentSink *sink = nullptr;
+	uint32_t segsPerMsg = 256;	/* 1 MiB messages at 4 KiB */
 	uint64_t totalSegs = 0;		/* 0 = unbounded */
 	bool inReady = false;
 	/* receiver */
@@ -410,7 +420,7 @@ struct Flow {
 	std::vector<uint32_t> bins;	/* unique segments per bin */
 	/* sender */
 	std::vector<bool> acked;
-	uint64_t ackedSegs = 0, dataPkts = 0;
+	uint64_t ackedSegs = 0, dataPkts = 0, ackedUnreceived = 0;
 	double startS = 0, doneS = -1;	/* all data acked */
 	double rxDoneS = -1;		/* all data received */
 
@@ -430,6 +440,8 @@ struct Flow {
 		bins[b]++;
 		if (totalSegs && uniqueSegs == totalSegs)
 			rxDoneS = Simulator::Now().GetSeconds();
+		if (sink)
+			sink->OnSegment(this, seg);
 		return true;
 	}
 
@@ -441,6 +453,9 @@ struct Flow {
 			return false;
 		acked[seg] = true;
 		ackedSegs++;
+		/* the sender must never believe in data the receiver lacks */
+		if (seg >= rcvd.size() || !rcvd[seg])
+			ackedUnreceived++;
 		if (totalSegs && ackedSegs == totalSegs)
 			doneS = Simulator::Now().GetSeconds();
 		return true;
@@ -569,9 +584,9 @@ struct MrtFlow : Flow {
 	EventId sTimer, rTimer;
 	uint64_t sTimerAt = 0, rTimerAt = 0;
 	uint64_t nextSeg = 0;
-	uint32_t segsPerMsg = 256;	/* 1 MiB messages at 4 KiB */
 	uint64_t acks = 0, ce = 0, buildErrors = 0;
 	std::vector<uint64_t> ackedBuf;
+	std::vector<u32> isn;		/* initial PSN per path */
 
 	static bool HandleLive(void *ctx, u64 handle)
 	{
@@ -589,6 +604,14 @@ struct MrtFlow : Flow {
 		sRetx.resize(MRT_CONN_RETXQ_LEN(nPaths));
 		rRetx.resize(MRT_CONN_RETXQ_LEN(nPaths));
 		ackedBuf.resize(MRT_PATH_MAX_INFLIGHT);
+		/*
+		 * Initial PSNs are known to both ends, as after the driver's
+		 * connection setup: a receiver that adopted the first PSN it
+		 * sees would acknowledge a lost first packet it never got.
+		 */
+		isn.resize(nPaths);
+		for (uint32_t i = 0; i < nPaths; i++)
+			isn[i] = (u32)Mix64(((uint64_t)id << 8) | i);
 		for (int side = 0; side < 2; side++) {
 			memset(&cfg, 0, sizeof(cfg));
 			cfg.paths = side ? rPaths.data() : sPaths.data();
@@ -597,6 +620,8 @@ struct MrtFlow : Flow {
 			cfg.retxq = side ? rRetx.data() : sRetx.data();
 			cfg.retxq_cap = MRT_CONN_RETXQ_LEN(nPaths);
 			cfg.mtu = P.payload;
+			cfg.tx_psn = isn.data();
+			cfg.rx_psn = isn.data();
 			if (mrt_conn_init(side ? &r : &s, &cfg)) {
 				fprintf(stderr, "mrt_conn_init failed\n");
 				exit(2);
@@ -945,6 +970,7 @@ Flow *AddFlow(uint32_t from, uint32_t to, double startS)
 	} else {
 		MrtFlow *m = new MrtFlow();
 
+		m->id = (uint32_t)flows.size();
 		m->Init(P.paths);
 		f = m;
 	}
@@ -997,6 +1023,7 @@ Totals Collect()
 		t.dataPkts += f->dataPkts;
 		t.uniqueSegs += f->uniqueSegs;
 		t.dupSegs += f->dupSegs;
+		t.errors += f->ackedUnreceived;
 		if (auto *m = dynamic_cast<MrtFlow *>(f)) {
 			t.retx += m->s.stats.retx_sent;
 			t.probes += m->s.stats.probes;
@@ -1294,13 +1321,143 @@ int RunScale()
 	return 0;
 }
 
+/*
+ * Scenario 6: collectives over hosts (4 leaves x 16 hosts, 16 spines, one
+ * plane by default). Every step is one message of chunkSegs segments;
+ * a step counts as received when all of its segments are in (messages in
+ * order, as the receiver's completion would report them).
+ *  ring   ring All-Reduce: 2 (N - 1) steps; host i sends step s + 1 to
+ *         i + 1 once it has received step s from i - 1
+ *  a2a    All-to-All: every host sends M / N to every other host at once
+ * Completion time: the last host's last step.
+ */
+struct Collective : SegmentSink {
+	std::string kind;
+	uint32_t n = 0, chunkSegs = 1, steps = 0, hostsDone = 0;
+	std::vector<Flow *> out;			/* ring: i -> i + 1 */
+	std::vector<std::vector<uint32_t>> got;	/* per flow, per step */
+	std::vector<uint32_t> stepsIn;		/* per flow: completed steps */
+	uint32_t flowsDone = 0;
+	double doneS = -1;
+
+	void OnSegment(Flow *f, uint64_t seg) override
+	{
+		uint32_t msn = (uint32_t)(seg / chunkSegs);
+		auto &g = got[f->id];
+
+		if (msn >= g.size())
+			g.resize(msn + 1, 0);
+		g[msn]++;
+		uint32_t before = stepsIn[f->id];
+		while (stepsIn[f->id] < g.size() && g[stepsIn[f->id]] == chunkSegs)
+			stepsIn[f->id]++;
+		for (uint32_t k = before; k < stepsIn[f->id]; k++)
+			StepReceived(f, k);
+	}
+
+	void StepReceived(Flow *f, uint32_t k)
+	{
+		if (kind == "ring") {
+			uint32_t host = f->dst->idx;
+
+			if (k + 1 < steps) {
+				Flow *o = out[host];
+
+				o->totalSegs = (uint64_t)(k + 2) * chunkSegs;
+				o->src->Wake(o);
+			} else if (++hostsDone == n) {
+				Finish();
+			}
+		} else if (++flowsDone == n * (n - 1)) {
+			Finish();
+		}
+	}
+
+	void Finish()
+	{
+		doneS = Simulator::Now().GetSeconds();
+		Simulator::Stop();
+	}
+};
+
+double CollSizeBytes = 1 << 20;
+
+int RunCollective()
+{
+	uint32_t n = P.leaves * P.hostsPerLeaf;
+	Collective *c = new Collective();
+
+	BuildFabric(n);
+	BuildHosts(n);
+	c->kind = P.scenario == "allreduce" ? "ring" : "a2a";
+	c->n = n;
+	c->chunkSegs = (uint32_t)std::max<double>(1, std::ceil(CollSizeBytes / n / P.payload));
+	c->steps = c->kind == "ring" ? 2 * (n - 1) : 1;
+	P.bytes = 0;
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			if (i == j || (c->kind == "ring" && j != (i + 1) % n))
+				continue;
+			Flow *f = AddFlow(i, j, 0);
+
+			f->sink = c;
+			f->segsPerMsg = c->chunkSegs;
+			f->totalSegs = c->chunkSegs;	/* the first step */
+			if (c->kind == "ring")
+				c->out.push_back(f);
+		}
+	c->got.resize(flows.size());
+	c->stepsIn.resize(flows.size(), 0);
+	Simulator::Stop(Seconds(P.simMs ? P.simMs / 1000 : 10));
+	Simulator::Run();
+	Totals t = Collect();
+	double us = c->doneS < 0 ? -1 : c->doneS * 1e6;
+	if (c->doneS < 0 && getenv("SIM_DEBUG"))
+		for (Flow *f : flows)
+			if (auto *m = dynamic_cast<MrtFlow *>(f))
+				if (m->ackedSegs < m->totalSegs || m->uniqueSegs < m->totalSegs)
+					fprintf(stderr, "flow %u: total %" PRIu64 " next %" PRIu64 " acked %" PRIu64
+						" rcvd %" PRIu64 " inflight %u retxq %u deadline %" PRIu64
+						" now %" PRIu64 " inReady %d error %d\n", m->id, m->totalSegs,
+						m->nextSeg, m->ackedSegs, m->uniqueSegs, mrt_conn_inflight(&m->s),
+						m->s.retxq_len, mrt_conn_next_deadline(&m->s), NowNs(),
+						m->inReady, m->s.error);
+	if (c->doneS < 0 && getenv("SIM_DEBUG"))
+		for (Flow *f : flows)
+			if (auto *m = dynamic_cast<MrtFlow *>(f))
+				if (m->uniqueSegs < m->totalSegs)
+					for (size_t i = 0; i < m->rPaths.size(); i++) {
+						const struct mrt_path_rx &rx = m->rPaths[i].rx;
+						const struct mrt_path_tx &tx = m->sPaths[i].tx;
+
+						fprintf(stderr, " path %zu rx: cum %u high %u new %" PRIu64
+							" dup %" PRIu64 " oow %" PRIu64 " jumps %" PRIu64
+							" abandoned %" PRIu64 " | tx: next %u una %u sent %" PRIu64
+							" losses %" PRIu64 " spurious %" PRIu64 " rtos %" PRIu64
+							" probes %" PRIu64 "\n", i, rx.cum_psn, rx.high_psn,
+							rx.stats.rx_new, rx.stats.rx_dup, rx.stats.rx_out_of_window,
+							rx.stats.rx_jumps, rx.stats.holes_abandoned, tx.next_psn,
+							tx.una, tx.stats.sent, tx.stats.losses, tx.stats.spurious,
+							tx.stats.rtos, tx.stats.probes);
+					}
+	/* algorithm bandwidth: the data each host contributes / time */
+	printf("{\"scenario\":\"%s\",\"hosts\":%u,\"size_bytes\":%.0f,\"chunk_segs\":%u,"
+	       "\"steps\":%u,\"loss\":%g,\"complete\":%s,\"time_us\":%.2f,\"algbw_gbps\":%.3f,",
+	       P.scenario.c_str(), n, CollSizeBytes, c->chunkSegs, c->steps, P.loss,
+	       c->doneS < 0 ? "false" : "true", us,
+	       us > 0 ? CollSizeBytes * 8 / (us * 1e3) : 0.0);
+	PrintCommon(t);
+	printf("}\n");
+	return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
 	CommandLine cmd;
 
-	cmd.AddValue("scenario", "loss | incast | planes | scale", P.scenario);
+	cmd.AddValue("scenario", "loss | incast | planes | scale | allreduce | alltoall", P.scenario);
 	cmd.AddValue("transport", "mrt (the core) | gbn (RoCEv2 go-back-N)", P.transport);
 	cmd.AddValue("planes", "planes per host", P.planes);
 	cmd.AddValue("leaves", "leaf switches per plane", P.leaves);
@@ -1322,6 +1479,7 @@ int main(int argc, char **argv)
 	cmd.AddValue("gbnRtoUs", "go-back-N local ACK timeout", P.gbnRtoUs);
 	cmd.AddValue("binUs", "goodput bin width", P.binUs);
 	cmd.AddValue("failAtMs", "planes: plane 0 fails at", P.failAtMs);
+	cmd.AddValue("size", "allreduce/alltoall: bytes per host", CollSizeBytes);
 	cmd.AddValue("farDelayUs", "scale: one-way delay of the far pod's uplinks", P.farDelayUs);
 	cmd.AddValue("seed", "RNG run number", P.seed);
 	cmd.Parse(argc, argv);
@@ -1342,6 +1500,8 @@ int main(int argc, char **argv)
 		rc = RunPlanes();
 	else if (P.scenario == "scale")
 		rc = RunScale();
+	else if (P.scenario == "allreduce" || P.scenario == "alltoall")
+		rc = RunCollective();
 	else {
 		fprintf(stderr, "unknown scenario %s\n", P.scenario.c_str());
 		return 2;

@@ -4,7 +4,7 @@
 # Scenario driver for the ns-3 model (Documentation/simulation.rst).
 #   sim/run.sh check          one small loss point per transport, TAP lines
 #   sim/run.sh all            every scenario below
-#   sim/run.sh loss|incast|planes|failure|scale
+#   sim/run.sh loss|incast|planes|failure|scale|collectives
 # Each simulator run prints one JSON object; a scenario's runs are
 # collected in build/sim/<scenario>.json and plotted to build/sim/<scenario>.png.
 # Sizes can be raised from the environment (SIM_LOSS_BYTES, SIM_INCAST_N,
@@ -176,6 +176,39 @@ EOF
 		plot '$OUT/scale.dat' u 1:5 w lp t 'MetaRoCE core (PWND max 256 per path)'"
 }
 
+collectives() {
+	local c sz t l args="--leaves=4 --hostsPerLeaf=16 --spines=16 --paths=8 --gbnWindow=64"
+	for c in allreduce alltoall; do
+		for sz in ${SIM_COLL_SIZES:-65536 1048576 16777216}; do
+			for l in 0 ${SIM_COLL_LOSS:-0.001}; do
+				for t in mrt gbn; do
+					run --scenario=$c --transport=$t --size="$sz" --loss="$l" $args \
+						--seed="${SIM_SEED:-1}"
+				done
+			done
+		done
+	done | collect $OUT/collectives.json
+	python3 - "$OUT" <<'EOF'
+import json, sys
+out = sys.argv[1]
+rows = json.load(open(out + "/collectives.json"))
+key = lambda r: (r["scenario"], r["size_bytes"], r["loss"])
+by = {}
+for r in rows:
+    by.setdefault(key(r), {})[r["transport"]] = r
+with open(out + "/collectives.dat", "w") as f:
+    f.write("# collective size_bytes loss mrt_us gbn_us mrt_vs_gbn_pct\n")
+    for k in sorted(by):
+        m, g = by[k]["mrt"], by[k]["gbn"]
+        d = (m["time_us"] / g["time_us"] - 1) * 100 if m["complete"] and g["complete"] else float("nan")
+        f.write("%s %d %g %.1f %.1f %+.1f\n" % (k[0], k[1], k[2], m["time_us"], g["time_us"], d))
+print(open(out + "/collectives.dat").read(), end="")
+EOF
+	plot $OUT/collectives.png "set title 'collective completion, 64 hosts: MetaRoCE / go-back-N - 1'; \
+		set style data histograms; set style fill solid; set ylabel '%% (negative = MetaRoCE faster)'; \
+		plot '$OUT/collectives.dat' u 6:xtic(sprintf('%s %d %g', strcol(1), \$2, \$3)) t ''"
+}
+
 # TAP: the loss sweep's 1 % and 5 % points, 8 MiB per run, both
 # transports. Thresholds sit well inside the measured margins
 # (Documentation/simulation.rst) and far above what a broken core reaches.
@@ -224,6 +257,7 @@ incast) incast ;;
 planes) planes ;;
 failure) failure ;;
 scale) scale ;;
-all) loss_sweep && incast && planes && failure && scale ;;
-*) echo "usage: $0 check|all|loss|incast|planes|failure|scale" >&2; exit 2 ;;
+collectives) collectives ;;
+all) loss_sweep && incast && planes && failure && scale && collectives ;;
+*) echo "usage: $0 check|all|loss|incast|planes|failure|scale|collectives" >&2; exit 2 ;;
 esac
