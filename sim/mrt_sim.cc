@@ -1258,6 +1258,15 @@ int RunPlanes()
 				(plane0 ? lost0 : lostOther) += tx.stats.losses;
 				(plane0 ? rto0 : rtoOther) += tx.stats.rtos;
 				failed += tx.state == MRT_PATH_FAILED;
+				if (plane0 && P.failAtMs > 0 && getenv("SIM_DEBUG"))
+					fprintf(stderr, "flow %u path %zu: state %u inflight %u"
+						" next %u una %u rtos %" PRIu64 " consecutive %u backoff %u"
+						" rto_at %" PRIu64 " tlp_at %" PRIu64 " now %" PRIu64
+						" probe_pending %d pwnd %u\n", m->id, i, tx.state,
+						tx.inflight, tx.next_psn, tx.una, tx.stats.rtos,
+						tx.consecutive_rtos, tx.backoff,
+						mrt_path_tx_rto_deadline(&tx), mrt_path_tx_tlp_deadline(&tx),
+						NowNs(), tx.probe_pending, m->s.cc->pwnd(&m->sPaths[i].cc));
 			}
 	printf("{\"scenario\":\"planes\",\"hosts\":%u,\"connections\":%zu,\"sim_ms\":%g,"
 	       "\"fail_at_ms\":%g,\"goodput_gbps\":%.2f,\"ideal_gbps\":%.2f,"
