@@ -401,15 +401,22 @@ static void mrt_conn_share_floor(struct mrt_conn *c, u64 floor_ns)
 }
 
 /*
- * May path i be failed by its RTOs? Only when another path made progress
- * since path i last did: then the silence is this route's. When every
- * path is silent the receiver (or this host) stalled; failing routes
- * would resend every flight for nothing. A lone path has no witness.
+ * May path i be failed by its RTOs? At once when another path made
+ * progress since path i last did: then the silence is this route's.
+ * When every path is silent the receiver (or this host) probably
+ * stalled, and failing routes would resend every flight for nothing, so
+ * the path then fails only after MRT_PATH_FAIL_RTOS_SILENT RTOs (31 RTO
+ * units of silence with backoff instead of 7): a real outage of every
+ * route still re-picks them all. A lone path has no witness.
  */
 static bool mrt_conn_may_fail(const struct mrt_conn *c, u16 i)
 {
 	u64 since = c->paths[i].tx.last_progress_ns;
 	u16 j, usable = 0;
+
+	/* this RTO would be the MRT_PATH_FAIL_RTOS_SILENT-th in a row */
+	if (c->paths[i].tx.consecutive_rtos + 1 >= MRT_PATH_FAIL_RTOS_SILENT)
+		return true;
 
 	for (j = 0; j < c->nr_active; j++) {
 		const struct mrt_path *q = &c->paths[j];

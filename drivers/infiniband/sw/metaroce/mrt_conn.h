@@ -18,6 +18,8 @@
 #define MRT_MAX_PATHS		64
 #define MRT_WRR_SCALE		1024
 #define MRT_RTO_SEED_FACTOR	4
+/* RTOs in a row that fail a path when no other path makes progress */
+#define MRT_PATH_FAIL_RTOS_SILENT	(MRT_PATH_FAIL_RTOS + 2)
 
 /* Retransmit queue room that can never overflow (see transport.rst). */
 #define MRT_CONN_RETXQ_LEN(max_paths) \
