@@ -463,6 +463,7 @@ struct Flow {
 };
 
 std::vector<Flow *> flows;
+std::vector<double> repickTimesMs;	/* every re-pick, simulated ms */
 
 struct Host {
 	uint32_t idx = 0;
@@ -669,7 +670,7 @@ struct MrtFlow : Flow {
 		mrt_conn_on_timer(&s, now);
 		/* a failed path restarts on a new source port (generation) */
 		while (mrt_conn_take_repick(&s, now, &path))
-			;
+			repickTimesMs.push_back(Simulator::Now().GetSeconds() * 1e3);
 		ArmSender();
 		src->Wake(this);
 	}
@@ -1249,12 +1250,14 @@ int RunPlanes()
 	double ideal = hosts * P.planes * LinePayloadGbps();
 	/* where losses were declared: the failed plane vs. the others */
 	uint64_t lost0 = 0, lostOther = 0, rto0 = 0, rtoOther = 0, failed = 0;
+	size_t paths0 = 0;
 	for (Flow *f : flows)
 		if (auto *m = dynamic_cast<MrtFlow *>(f))
 			for (size_t i = 0; i < m->sPaths.size(); i++) {
 				const struct mrt_path_tx &tx = m->sPaths[i].tx;
 				bool plane0 = i % P.planes == 0;
 
+				paths0 += plane0;
 				(plane0 ? lost0 : lostOther) += tx.stats.losses;
 				(plane0 ? rto0 : rtoOther) += tx.stats.rtos;
 				failed += tx.state == MRT_PATH_FAILED;
@@ -1272,9 +1275,13 @@ int RunPlanes()
 	       "\"fail_at_ms\":%g,\"goodput_gbps\":%.2f,\"ideal_gbps\":%.2f,"
 	       "\"scaling\":%.4f,\"losses_plane0\":%" PRIu64 ",\"losses_other_planes\":%" PRIu64
 	       ",\"rtos_plane0\":%" PRIu64 ",\"rtos_other_planes\":%" PRIu64
-	       ",\"paths_failed_at_end\":%" PRIu64 ",",
+	       ",\"paths_failed_at_end\":%" PRIu64 ",\"repicks\":%zu,\"first_repick_ms\":%.3f,"
+	       "\"plane0_paths\":%zu,\"all_plane0_repicked_ms\":%.3f,",
 	       hosts, flows.size(), simMs, P.failAtMs, sum, ideal, sum / ideal,
-	       lost0, lostOther, rto0, rtoOther, failed);
+	       lost0, lostOther, rto0, rtoOther, failed, repickTimesMs.size(),
+	       repickTimesMs.empty() ? -1.0 : repickTimesMs.front(),
+	       paths0, repickTimesMs.size() < paths0 || !paths0 ? -1.0 :
+	       repickTimesMs[paths0 - 1]);
 	PrintCommon(t);
 	printf(",\"goodput_bins_gbps\":[");
 	for (uint32_t b = 0; b < nb; b++)

@@ -123,7 +123,7 @@ EOF
 
 failure() {
 	run --scenario=planes --planes=8 --leaves=2 --hostsPerLeaf=2 --spines=2 --paths=32 \
-		--connsPerHost=1 --simMs="${SIM_FAIL_MS:-3}" --failAtMs=1 --binUs=50 \
+		--connsPerHost=1 --simMs="${SIM_FAIL_MS:-8}" --failAtMs=1 --binUs=50 \
 		--seed="${SIM_SEED:-1}" | collect $OUT/failure.json
 	python3 - "$OUT" <<'EOF'
 import json, sys
@@ -143,7 +143,8 @@ target = 0.95 * pre_m * (r["planes"] - 1) / r["planes"]
 rec = next((i for i, g in enumerate(post) if g >= target), -1)
 r2 = {"pre_gbps": round(pre_m, 1), "post_gbps": round(post_m, 1),
       "post_vs_pre": round(post_m / pre_m, 4), "dip_gbps": round(min(post[:4]), 1),
-      "recovered_after_us": rec * w if rec >= 0 else -1}
+      "recovered_after_us": rec * w if rec >= 0 else -1,
+      "first_repick_ms": r["first_repick_ms"], "all_plane0_repicked_ms": r["all_plane0_repicked_ms"]}
 json.dump(r2, open(out + "/failure_summary.json", "w"))
 print("failure:", r2, "losses plane0/other %d/%d, rtos plane0/other %d/%d, failed paths %d" %
       (r["losses_plane0"], r["losses_other_planes"], r["rtos_plane0"], r["rtos_other_planes"],
