@@ -14,7 +14,7 @@ MOD_DIR := drivers/infiniband/sw/metaroce
 KBUILD_VARS := CONFIG_RDMA_METAROCE=m
 
 .DEFAULT_GOAL := all
-.PHONY: all modules testmods clean deps check demo
+.PHONY: all modules testmods clean deps check demo bench
 
 # Rules owned by their parts of the tree: userspace KUnit (utest) and the
 # debug test kernel (testkernel).
@@ -48,3 +48,7 @@ check:
 
 demo:
 	bash scripts/demo.sh
+
+# metaroce vs rdma_rxe, back to back (B=name for one benchmark)
+bench:
+	bash scripts/bench.sh $(if $(B),B=$(B))

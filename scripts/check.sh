@@ -6,20 +6,22 @@
 #  1. static: build against the Debian guest kernel with W=1, sparse, checkpatch
 #  2. utest:  the KUnit suites compiled in userspace under ASan/UBSan
 #     fuzz:   libFuzzer corpus replay + a short campaign (fuzz/fuzz.mk)
+#     sim:    the ns-3 model's small scenario with asserted thresholds
+#     bench:  `make bench --quick`: 0 % vs 1 % loss ratio in a guest
 #  3. vm:     every selftests/*.sh in QEMU guests on the Debian kernel
 #  4. debug:  the debug test kernel (KASAN, kmemleak, lockdep): KUnit module,
 #             the selftests again, and the sanitizer gate over every log
 #
 # Each step writes TAP into build/check/; scripts/tapcount.py counts leaf
 # results, and a missing or truncated TAP file counts as failed.
-# CHECK_ONLY="static utest fuzz vm debug" selects steps (default: all).
+# CHECK_ONLY="static utest fuzz sim vm bench debug" selects steps (default: all).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
 OUT=$TOP/build/check
 rm -rf "$OUT"
 mkdir -p "$OUT"
-STEPS=${CHECK_ONLY:-static utest fuzz vm debug}
+STEPS=${CHECK_ONLY:-static utest fuzz sim vm bench debug}
 MOD_DIR=drivers/infiniband/sw/metaroce
 start=$SECONDS
 
@@ -126,6 +128,18 @@ if want fuzz; then
 fi
 # --- fuzz -- end ---------------------------------------------------------------
 
+# --- sim: ns-3 model (sim/sim.mk, Documentation/simulation.rst) ---------------
+# sim-check prints its own TAP (a small deterministic scenario).
+if want sim; then
+	log "sim: ns-3 model, small scenario"
+	if make -s sim-check >"$OUT/sim.log" 2>&1; then sim_rc=0; else sim_rc=1; fi
+	grep -E '^(TAP version|ok |not ok |1\.\.|#)' "$OUT/sim.log" >"$OUT/sim.tap"
+	grep -q '^ok ' "$OUT/sim.tap" ||
+		echo "not ok 1 - sim-check produced no results" >>"$OUT/sim.tap"
+	[ "$sim_rc" -eq 0 ] || grep -q '^not ok' "$OUT/sim.tap" ||
+		echo "not ok 99 - make sim-check exit status" >>"$OUT/sim.tap"
+fi
+
 # vm_selftests TAG VM-ARGS...: run every selftest in fresh guests
 vm_selftests() {
 	local tag=$1; shift
@@ -155,6 +169,18 @@ vm_selftests() {
 # --- 3. selftests on the Debian kernel -----------------------------------------
 if want vm; then
 	vm_selftests vm
+fi
+
+# --- bench quick subset: a lost ratio shows as a failed threshold -------------
+if want bench; then
+	log "bench: quick subset (metaroce 0 % vs 1 % loss)"
+	if bash scripts/bench.sh --quick >"$OUT/bench.log" 2>&1; then b_rc=0; else b_rc=1; fi
+	grep -E '^(TAP version|ok |not ok |1\.\.)' "$OUT/bench.log" >"$OUT/bench.tap"
+	grep -q '^ok \|^not ok ' "$OUT/bench.tap" ||
+		echo "not ok 1 - bench quick produced no results" >>"$OUT/bench.tap"
+	[ "$b_rc" -eq 0 ] || grep -q '^not ok' "$OUT/bench.tap" ||
+		echo "not ok 99 - bench quick exit status" >>"$OUT/bench.tap"
+	grep -v '^ok \|^not ok \|^1\.\.\|^TAP' "$OUT/bench.log" | sed 's/^/# /' >>"$OUT/bench.tap"
 fi
 
 # --- 4. debug kernel: KUnit, selftests, sanitizer gate --------------------------

@@ -186,5 +186,5 @@ for ((g = 0; g < guests; g++)); do
 	[ "$status" -ne 0 ] || status=$rc
 	[ "$rc" -eq 0 ] || echo "vm-run: guest $g exited $rc (log: $out/guest$g.log, console: $out/console$g.log)" >&2
 done
-echo "$out" >"$TOP/build/vm/last" 2>/dev/null || true
+{ mkdir -p "$TOP/build/vm" && echo "$out" >"$TOP/build/vm/last"; } 2>/dev/null || true
 exit "$status"
