@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
+# mro-debug-args: 16384
 #
 # rdma_cm over metaroce: connection by IP address (IB CM MADs over the GSI
 # QP1 datagram service), verified SEND / RDMA WRITE / RDMA READ on the RC
@@ -10,9 +11,9 @@
 #
 # One guest: one metaroce device mr0 on a veth in init_net (198.18.5.1/24);
 # server and client in the same kernel, over the local delivery path.
-# With two guests (vm-run.sh --guests 2, link eth1 198.18.1.1 <-> .2):
-# mr0 on eth1 in each; guest 0 serves while guest 1 connects, then the
-# other way round.
+# With two guests (vm-run.sh --guests 2: link eth0, 198.18.0.1 <-> .2):
+# mr0 on eth0 in each; guest 0 serves while guest 1 connects, then the
+# other way round (selftests/cm2.sh runs this script so).
 #
 # usage: cm.sh [SIZE]   bytes per SEND / WRITE / READ (default 65536)
 cd "$(dirname "$0")/.." || exit 1
@@ -50,7 +51,7 @@ CLIENT_CHECKS=10
 
 port_active() { rdma link show mr0/1 | grep -q ACTIVE; }
 
-echo "TAP version 13"
+[ "$ME" -ne 0 ] || echo "TAP version 13"
 if [ "$GUESTS" -eq 1 ]; then
 	plan $((5 + CLIENT_CHECKS + 4))
 	setup() {
@@ -78,36 +79,62 @@ if [ "$GUESTS" -eq 1 ]; then
 	tap_done
 fi
 
-# ---- two guests: guest 0 = 198.18.1.1, guest 1 = 198.18.1.2 on eth1 ----
-peer=198.18.1.$((2 - ME))
-mine=198.18.1.$((ME + 1))
-plan $((4 + 2 * (CLIENT_CHECKS + 2) + 1))
-check "load rdma_metaroce and rdma_cm" -- sh -c ". selftests/lib.sh; load_metaroce && modprobe rdma_cm"
-check "rdma link add mr0 on eth1 ($mine)" -- rdma link add mr0 type metaroce netdev eth1
-ok "$(wait_for 20 port_active; echo $?)" "mr0/1 ACTIVE"
-ok "$(wait_for 60 ping -c1 -W1 "$peer"; echo $?)" "peer $peer answers ping"
+# ---- two guests: guest 0 = 198.18.0.1, guest 1 = 198.18.0.2 on eth0 ----
+# Guest 0 prints the TAP stream; guest 1 runs the same steps, prints them
+# as comments and leaves its tally in $MRO_OUT/cm-guest1.result (the
+# results folder both guests share), which guest 0 checks at the end.
+peer=198.18.0.$((2 - ME))
+mine=198.18.0.$((ME + 1))
+result=${MRO_OUT:-/tmp}/cm-guest1.result
 
-# round r: guest r serves, the other connects
-for r in 0 1; do
-	set_mark
-	if [ "$ME" -eq "$r" ]; then
-		insmod "$CM_KO" role=server addr="$mine" size="$SIZE"
-		ok $? "round $r: serving on $mine"
-		# served and rejected reach 1 once the peer's client is through
-		wait_for 240 sh -c "[ \"\$(cat /sys/module/mro_cm_test/parameters/rejected)\" = 1 ]"
-		is "$(param served)/$(param rejected)" "1/1" "round $r: server verified 1 connection, rejected 1"
-		sleep 2
-		rmmod mro_cm_test
-		for _ in $(seq "$CLIENT_CHECKS"); do ok 0 "round $r: (server side)"; done
-	else
-		timeout 300 insmod "$CM_KO" role=client addr="$peer" size="$SIZE" timeout_s=120
-		is $? 0 "round $r: client connects to $peer"
-		got=$(since_mark | grep -c 'mro_cm_test: \(not \)\?ok ')
-		is "$got" "$CLIENT_CHECKS" "round $r: client reported $CLIENT_CHECKS checks"
-		kmod_tap "round $r"
-		# do not start the next round before the server saw it all
-		sleep 4
-	fi
-done
-ok "$(dmesg_clean; echo $?)" "kernel log clean"
+two_guests() {
+	check "load rdma_metaroce and rdma_cm" -- sh -c ". selftests/lib.sh; load_metaroce && modprobe rdma_cm"
+	check "rdma link add mr0 on eth0 ($mine)" -- rdma link add mr0 type metaroce netdev eth0
+	ok "$(wait_for 20 port_active; echo $?)" "mr0/1 ACTIVE"
+	ok "$(wait_for 60 ping -c1 -W1 "$peer"; echo $?)" "peer $peer answers ping"
+
+	# round r: guest r serves, the other connects
+	for r in 0 1; do
+		set_mark
+		if [ "$ME" -eq "$r" ]; then
+			insmod "$CM_KO" role=server addr="$mine" size="$SIZE"
+			ok $? "round $r: serving on $mine"
+			# rejected reaches 1 once the peer's client is through
+			wait_for 150 sh -c "[ \"\$(cat /sys/module/mro_cm_test/parameters/rejected)\" = 1 ]"
+			is "$(param served)/$(param rejected)" "1/1" "round $r: server verified 1 connection, rejected 1"
+			sleep 2
+			rmmod mro_cm_test
+		else
+			timeout 300 insmod "$CM_KO" role=client addr="$peer" size="$SIZE" timeout_s=120
+			is $? 0 "round $r: client connects to $peer"
+			got=$(since_mark | grep -c 'mro_cm_test: \(not \)\?ok ')
+			is "$got" "$CLIENT_CHECKS" "round $r: client reported $CLIENT_CHECKS checks"
+			kmod_tap "round $r"
+			rmmod mro_cm_test 2>/dev/null
+			# let the server see the end before the next round
+			sleep 4
+		fi
+	done
+	ok "$(dmesg_clean; echo $?)" "kernel log clean"
+}
+
+if [ "$ME" -ne 0 ]; then
+	rm -f "$result.tmp"
+	two_guests > "$result.tmp"
+	sed 's/^/# guest1: /' "$result.tmp"
+	n_ok=$(grep -c '^ok ' "$result.tmp")
+	n_bad=$(grep -c '^not ok ' "$result.tmp")
+	echo "$n_ok $n_bad" > "$result"
+	[ "$n_bad" -eq 0 ]
+	exit
+fi
+rm -f "$result"
+# setup 4 + server round 2 + client round 2 + CLIENT_CHECKS + dmesg 1 + guest 1
+plan $((4 + 2 + 2 + CLIENT_CHECKS + 1 + 1))
+two_guests
+g1_done() { [ -s "$result" ]; }
+wait_for 200 g1_done
+read -r g1_ok g1_bad < "$result" 2>/dev/null
+is "${g1_ok:-0}/${g1_bad:-?}" "$((4 + 2 + 2 + CLIENT_CHECKS + 1))/0" \
+	"guest 1 (client of round 0, server of round 1): all checks passed"
 tap_done
