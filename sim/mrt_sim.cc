@@ -296,8 +296,28 @@ void BuildFabric(uint32_t nHosts)
 			     "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, P.bufPkts)),
 			     "LinkBandwidth", DataRateValue(DataRate(rate)),
 			     "LinkDelay", TimeValue(Time(delay)));
-	hostTc.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize",
-				QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, 100000)));
+	/*
+	 * A host's per-plane egress queue marks like a switch port: the host
+	 * paces at planes x link rate and the core may favour one plane, so
+	 * without marks that plane's backlog would only grow the RTT (the
+	 * windows are not limited by anything else). No drops at the host.
+	 */
+	if (getenv("SIM_HOST_FIFO"))
+		hostTc.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize",
+					QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, 100000)));
+	else
+		hostTc.SetRootQueueDisc("ns3::RedQueueDisc",
+				     "UseEcn", BooleanValue(true),
+				     "UseHardDrop", BooleanValue(false),
+				     "Gentle", BooleanValue(true),
+				     "QW", DoubleValue(1.0),
+				     "LInterm", DoubleValue(5.0),
+				     "MinTh", DoubleValue(P.redMinTh),
+				     "MaxTh", DoubleValue(P.redMaxTh),
+				     "MeanPktSize", UintegerValue(P.payload + 80),
+				     "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, 100000)),
+				     "LinkBandwidth", DataRateValue(DataRate(rate)),
+				     "LinkDelay", TimeValue(Time(delay)));
 
 	F.hosts.Create(nHosts);
 	hostStack.SetRoutingHelper(staticHelper);
@@ -1265,11 +1285,13 @@ int RunPlanes()
 					fprintf(stderr, "flow %u path %zu: state %u inflight %u"
 						" next %u una %u rtos %" PRIu64 " consecutive %u backoff %u"
 						" rto_at %" PRIu64 " tlp_at %" PRIu64 " now %" PRIu64
-						" probe_pending %d pwnd %u\n", m->id, i, tx.state,
+						" probe_pending %d pwnd %u srtt %u rto_base %" PRIu64 "\n",
+						m->id, i, tx.state,
 						tx.inflight, tx.next_psn, tx.una, tx.stats.rtos,
 						tx.consecutive_rtos, tx.backoff,
 						mrt_path_tx_rto_deadline(&tx), mrt_path_tx_tlp_deadline(&tx),
-						NowNs(), tx.probe_pending, m->s.cc->pwnd(&m->sPaths[i].cc));
+						NowNs(), tx.probe_pending, m->s.cc->pwnd(&m->sPaths[i].cc),
+						tx.srtt_ns, tx.rto_base_ns);
 			}
 	printf("{\"scenario\":\"planes\",\"hosts\":%u,\"connections\":%zu,\"sim_ms\":%g,"
 	       "\"fail_at_ms\":%g,\"goodput_gbps\":%.2f,\"ideal_gbps\":%.2f,"
