@@ -75,6 +75,7 @@ enum mro_counter {
 	MRO_CNT_RATE_HINT_UPDATES,	/* peer's rate hint changed (none sent yet) */
 	MRO_CNT_PATH_REPICKS,		/* failed path moved to a new source port */
 	MRO_CNT_PLANE_FAILOVERS,	/* always 0: one plane per device so far */
+	MRO_CNT_RETX_SKIPPED,		/* resend chosen, segment done: not sent */
 	/*
 	 * Receive drops by reason: MRO_CNT_DROP_FIRST + (reason - 1) for
 	 * every enum mrt_drop_reason but MRT_DROP_NONE. They sum to

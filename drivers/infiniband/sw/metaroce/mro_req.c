@@ -511,7 +511,9 @@ static bool mro_req_build_batch(struct mro_conn *conn)
 			mrt_msg_tx_consume(&conn->msg_tx, &seg);
 		} else if (mrt_msg_tx_describe(&conn->msg_tx, d.handle,
 					       &seg)) {
-			continue;	/* completed meanwhile */
+			/* completed meanwhile: the core counted a resend */
+			mro_counter_inc(conn->dev, MRO_CNT_RETX_SKIPPED);
+			continue;
 		}
 		mro_req_send_seg(conn, &d, &seg, lost_on);
 	}

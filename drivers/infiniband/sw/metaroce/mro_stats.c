@@ -55,6 +55,7 @@ const char * const mro_counter_names[] = {
 	[MRO_CNT_RATE_HINT_UPDATES] = "rate_hint_updates",
 	[MRO_CNT_PATH_REPICKS] = "path_repicks",
 	[MRO_CNT_PLANE_FAILOVERS] = "plane_failovers",
+	[MRO_CNT_RETX_SKIPPED] = "retransmits_skipped",
 	MRO_DROP_NAME(MRT_DROP_TRUNCATED, "truncated"),
 	MRO_DROP_NAME(MRT_DROP_BAD_VERSION, "bad_version"),
 	MRO_DROP_NAME(MRT_DROP_BAD_OPCODE, "bad_opcode"),
