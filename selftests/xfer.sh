@@ -70,7 +70,14 @@ rdma link show 2>&1 | sed 's/^/# /'
 # - reorder: netem delay 1ms 1ms reorders by up to 2 ms within one path,
 #   as much as the RTT; the reorder window widens to srtt after a few
 #   spurious resends but cannot absorb all of it: <= 100 permille.
+# - the debug kernel (KASAN, lockdep: ``*-debug``) runs 5-20x slower and
+#   stalls far more (measured loss5: 8 and 42 permille on two runs, the
+#   second on a host with four guests): there the ratio is a sanity bound
+#   only, <= 100 permille.
 spurious_limit() {
+	case $(uname -r) in
+	*debug*) echo 100; return ;;
+	esac
 	case $1 in
 	reorder) echo 100 ;;
 	loss0|dup1) echo 20 ;;
