@@ -94,6 +94,18 @@ enum ib_wc_opcode mro_wc_opcode(enum ib_wr_opcode opcode)
 	}
 }
 
+/* IB min_rnr_timer encoding (IBA table 45, enum ib_rnr_timeout), in us. */
+static const u32 mro_rnr_timer_table_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+u32 mro_rnr_timer_us(u8 min_rnr_timer)
+{
+	return mro_rnr_timer_table_us[min_rnr_timer & 31];
+}
+
 /* ---- state changes and flushing --------------------------------------- */
 
 /* Both queue locks, SQ first; they share a lock class, hence _nested. */

@@ -427,6 +427,13 @@ void mro_qp_fatal(struct mro_qp *qp);
 enum ib_wc_status mro_qp_exec_local(struct mro_qp *qp,
 				    const struct mro_send_wqe *wqe);
 
+/*
+ * The RNR NAK wait a responder advertises for its QP's min_rnr_timer
+ * (modify_qp IB_QP_MIN_RNR_TIMER, 0..31, IB encoding: 0 = 655.36 ms,
+ * 1 = 10 us ... 31 = 491.52 ms), in microseconds.
+ */
+u32 mro_rnr_timer_us(u8 min_rnr_timer);
+
 /* Send WR opcode -> work completion opcode. */
 enum ib_wc_opcode mro_wc_opcode(enum ib_wr_opcode opcode);
 
