@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
-# mro-debug-args: 4 1
+# mro-debug-args: 1 1
 #
 # Faults under load. NVMe-oF over metaroce is not available yet, so the
 # load is selftests/kmod/mro_xfer.ko (WRITE, SEND, READ with every byte
