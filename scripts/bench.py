@@ -77,7 +77,7 @@ set xlabel 'netem loss (%)'
 set ylabel 'goodput / lossless goodput'
 set logscale x
 set xrange [0.08:12]
-set yrange [0:1.1]
+set yrange [0:*]
 set key bottom left
 set grid
 plot '{data}' using ($1 > 0 ? $1 : 1/0):2 with linespoints lw 2 title 'metaroce', \\
