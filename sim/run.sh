@@ -91,7 +91,7 @@ with open(out + "/incast_jain.dat", "w") as f:
 print(open(out + "/incast.dat").read(), end="")
 EOF
 	local ns="${SIM_INCAST_N:-8 16 32 64 128 256 512 1024}" k
-	k=$(echo $ns | wc -w)
+	k=$(wc -w <<< "$ns")
 	plot $OUT/incast.png "set title 'incast: Jain index over sliding windows (window start)'; \
 		set xlabel 'us'; set ylabel 'Jain'; set yrange [0:1.05]; set key bottom right; \
 		ns = '$ns'; plot for [i=0:$((k - 1))] '$OUT/incast_jain.dat' index i u 1:2 w l \
@@ -178,12 +178,13 @@ EOF
 }
 
 collectives() {
-	local c sz t l args="--leaves=4 --hostsPerLeaf=16 --spines=16 --paths=8 --gbnWindow=64"
+	local c sz t l
+	local -a args=(--leaves=4 --hostsPerLeaf=16 --spines=16 --paths=8 --gbnWindow=64)
 	for c in allreduce alltoall; do
 		for sz in ${SIM_COLL_SIZES:-65536 1048576 16777216}; do
 			for l in 0 ${SIM_COLL_LOSS:-0.001}; do
 				for t in mrt gbn; do
-					run --scenario=$c --transport=$t --size="$sz" --loss="$l" $args \
+					run --scenario=$c --transport=$t --size="$sz" --loss="$l" "${args[@]}" \
 						--seed="${SIM_SEED:-1}"
 				done
 			done
