@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 2
 # mro-debug-args: 16384
+# mro-debug-skip: two debug guests take ~10 min; cm.sh runs the same rdma_cm code on the debug kernel
 #
 # rdma_cm between two guests over metaroce, in both directions: cm.sh's
 # two-guest case (guest 0 serves while guest 1 connects, then the other
