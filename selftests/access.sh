@@ -45,12 +45,7 @@ is "$cells" "$want" "matrix complete: $want TAP lines from the module"
 is "$bad" 0 "no failed cell"
 dmesg_clean >/dev/null
 ok $? "dmesg clean (no oops, WARN or sanitizer report)"
-teardown() {
-	ip netns exec a rdma link delete mra &&
-	ip netns exec b rdma link delete mrb &&
-	rmmod rdma_metaroce
-}
-check "links deleted and module unloaded" -- teardown
+check "links deleted and module unloaded" -- metaroce_unpair
 ip netns del a 2>/dev/null
 ip netns del b 2>/dev/null
 tap_done

@@ -227,12 +227,7 @@ done
 
 dmesg_clean >/dev/null
 ok $? "dmesg clean"
-teardown() {
-	ip netns exec a rdma link delete mra &&
-	ip netns exec b rdma link delete mrb &&
-	rmmod rdma_metaroce
-}
-check "links deleted and module unloaded" -- teardown
+check "links deleted and module unloaded" -- metaroce_unpair
 ip netns del a 2>/dev/null
 ip netns del b 2>/dev/null
 rm -rf "$OUT"

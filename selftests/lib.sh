@@ -110,3 +110,10 @@ metaroce_pair() {
 	wait_for 20 sh -c 'rdma link show mra/1 | grep -q ACTIVE' &&
 	wait_for 20 sh -c 'rdma link show mrb/1 | grep -q ACTIVE'
 }
+
+# metaroce_unpair: delete mra and mrb (metaroce_pair's), then unload the module.
+metaroce_unpair() {
+	ip netns exec a rdma link delete mra &&
+	ip netns exec b rdma link delete mrb &&
+	rmmod rdma_metaroce
+}

@@ -147,12 +147,7 @@ for sc in "${scenarios[@]}"; do
 done
 tc -n a qdisc del dev va root 2>/dev/null
 
-teardown() {
-	ip netns exec a rdma link delete mra &&
-	ip netns exec b rdma link delete mrb &&
-	rmmod rdma_metaroce
-}
-check "links deleted and module unloaded" -- teardown
+check "links deleted and module unloaded" -- metaroce_unpair
 dmesg | grep -E 'WARNING:|BUG:|Oops' | sed 's/^/# /' | head -n 40
 ip netns del a 2>/dev/null
 ip netns del b 2>/dev/null

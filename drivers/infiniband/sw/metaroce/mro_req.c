@@ -94,6 +94,13 @@ void mro_req_admit_locked(struct mro_conn *conn)
 		return;
 	/* pairs with the release in post_send: the WQEs are complete */
 	prod = smp_load_acquire(&qp->sq.prod);
+	/*
+	 * The retry budget counts from when work became outstanding: after
+	 * an idle spell (an NVMe admin queue between keep-alives) the last
+	 * progress is old, and the first new WR must not fail at once.
+	 */
+	if (conn->sq_done == conn->sq_admit && conn->sq_admit != prod)
+		conn->last_progress_ns = mro_now_ns();
 	while (conn->sq_admit != prod) {
 		if (READ_ONCE(qp->state) != IB_QPS_RTS)
 			return;
