@@ -837,7 +837,7 @@ static void test_ud(struct test_ctx *t)
 	struct ib_wc wc[4];
 	struct ib_ah *ah;
 	struct ib_qp *qp;
-	int ret, n;
+	int ret, n, i;
 
 	qp = make_qp(t, IB_QPT_UD, t->scq, t->rcq, NULL);
 	if (!check(!IS_ERR(qp), "create UD QP"))
@@ -906,8 +906,16 @@ static void test_ud(struct test_ctx *t)
 	ret = ib_post_send(qp, &ud.wr, &bad);
 	check(!ret, "UD SEND posted (%d)", ret);
 	to_state(qp, IB_QPS_ERR);
-	n = poll_all(t->scq, wc, 4);
-	/* a transport that carries UD may have sent it already */
+	/*
+	 * A transport that carries UD may have taken it already: its sender
+	 * (a work item) completes it, so give it a moment.
+	 */
+	n = 0;
+	for (i = 0; i < 200 && !n; i++) {
+		n = poll_all(t->scq, wc, 4);
+		if (!n)
+			msleep(10);
+	}
 	check(n == 1 && wc[0].wr_id == 95 &&
 	      (wc[0].status == IB_WC_WR_FLUSH_ERR ||
 	       wc[0].status == IB_WC_SUCCESS),
