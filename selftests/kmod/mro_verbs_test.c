@@ -914,7 +914,7 @@ static void test_ud(struct test_ctx *t)
 	for (i = 0; i < 200 && !n; i++) {
 		n = poll_all(t->scq, wc, 4);
 		if (!n)
-			msleep(10);
+			usleep_range(10000, 20000);
 	}
 	check(n == 1 && wc[0].wr_id == 95 &&
 	      (wc[0].status == IB_WC_WR_FLUSH_ERR ||
