@@ -37,6 +37,8 @@
 #include <linux/scatterlist.h>
 #include <net/ipv6.h>
 #include <rdma/ib_verbs.h>
+
+#include "mro_kmod_util.h"
 #include <rdma/ib_cache.h>
 
 static char *dev_a = "mra";
@@ -121,30 +123,14 @@ static int at_poll(struct ib_cq *cq, struct ib_wc *wc)
 static int at_side_init(struct at_side *s, const char *name, bool two_pds)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
-	const struct ib_gid_attr *attr;
-	struct ib_port_attr pa;
-	int i, ret;
+	int ret;
 
 	s->dev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
 	if (!s->dev)
 		return -ENODEV;
-	ret = ib_query_port(s->dev, 1, &pa);
+	ret = mro_kmod_find_v4_gid(s->dev, 1, &s->gid, &s->gid_index, &s->mtu);
 	if (ret)
 		return ret;
-	s->mtu = pa.active_mtu;
-	s->gid_index = -1;
-	for (i = 0; i < pa.gid_tbl_len && s->gid_index < 0; i++) {
-		attr = rdma_get_gid_attr(s->dev, 1, i);
-		if (IS_ERR(attr))
-			continue;
-		if (ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw)) {
-			s->gid = attr->gid;
-			s->gid_index = i;
-		}
-		rdma_put_gid_attr(attr);
-	}
-	if (s->gid_index < 0)
-		return -ENOENT;
 	s->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!s->page)
 		return -ENOMEM;

@@ -31,6 +31,8 @@
 #include <linux/uaccess.h>
 #include <net/ipv6.h>
 #include <rdma/ib_verbs.h>
+
+#include "mro_kmod_util.h"
 #include <rdma/ib_cache.h>
 
 static char *dev = "mrb";
@@ -100,27 +102,8 @@ static struct pt_ctx *pt;
 
 static int pt_find_gid(struct pt_ctx *c)
 {
-	const struct ib_gid_attr *attr;
-	struct ib_port_attr port_attr;
-	int i, ret;
-
-	ret = ib_query_port(c->ibdev, 1, &port_attr);
-	if (ret)
-		return ret;
-	c->port_mtu = port_attr.active_mtu;
-	for (i = 0; i < port_attr.gid_tbl_len; i++) {
-		attr = rdma_get_gid_attr(c->ibdev, 1, i);
-		if (IS_ERR(attr))
-			continue;
-		if (ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw)) {
-			c->gid = attr->gid;
-			c->gid_index = i;
-			rdma_put_gid_attr(attr);
-			return 0;
-		}
-		rdma_put_gid_attr(attr);
-	}
-	return -ENOENT;
+	return mro_kmod_find_v4_gid(c->ibdev, 1, &c->gid, &c->gid_index,
+				    &c->port_mtu);
 }
 
 static enum ib_mtu pt_mtu_enum(void)

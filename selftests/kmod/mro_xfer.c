@@ -28,6 +28,8 @@
 #include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
 
+#include "mro_kmod_util.h"
+
 static char *dev_a = "mra";
 module_param(dev_a, charp, 0444);
 MODULE_PARM_DESC(dev_a, "requester ib_device name");
@@ -170,27 +172,8 @@ static int xfer_poll_one(struct xfer_side *s, struct ib_wc *wc)
 /* Find the GID of an IPv4 address (IPv4-mapped) on the device's port 1. */
 static int xfer_find_gid(struct xfer_side *s)
 {
-	const struct ib_gid_attr *attr;
-	struct ib_port_attr port_attr;
-	int i, ret;
-
-	ret = ib_query_port(s->dev, s->port, &port_attr);
-	if (ret)
-		return ret;
-	s->active_mtu = port_attr.active_mtu;
-	for (i = 0; i < port_attr.gid_tbl_len; i++) {
-		attr = rdma_get_gid_attr(s->dev, s->port, i);
-		if (IS_ERR(attr))
-			continue;
-		if (ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw)) {
-			s->gid = attr->gid;
-			s->gid_index = i;
-			rdma_put_gid_attr(attr);
-			return 0;
-		}
-		rdma_put_gid_attr(attr);
-	}
-	return -ENOENT;
+	return mro_kmod_find_v4_gid(s->dev, s->port, &s->gid, &s->gid_index,
+				    &s->active_mtu);
 }
 
 static void xfer_side_free(struct xfer_side *s)
