@@ -146,8 +146,9 @@ vm_selftests() {
 	local t name opts args dir skip
 	for t in selftests/*.sh; do
 		name=$(basename "$t" .sh)
-		[ "$name" != lib ] || continue
-		# A selftest names its guest topology in a "# mro-vm:" line.
+		# A selftest names its guest topology in a "# mro-vm:" line;
+		# files without one (lib.sh, nvme_lib.sh...) are libraries.
+		grep -q '^# mro-vm:' "$t" || continue
 		opts=$(sed -n 's/^# mro-vm: *//p' "$t" | head -n 1)
 		# ... and may ask for lighter arguments on the (slow) debug kernel.
 		args=""

@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# NVMe-oF helpers shared by the NVMe-oF selftests (source after lib.sh):
+# an nvmet-rdma target on a brd RAM disk, the nvme-rdma host, and a fio
+# crc32c verify run that reports its error count.
+
+NVME_NQN=${NVME_NQN:-nqn.2026-12.org.metaroce:test}
+NVMET_CFG=/sys/kernel/config/nvmet
+
+nvme_dev() { nvme list 2>/dev/null | awk '/\/dev\/nvme/ {print $1; exit}'; }
+nvme_has_dev() { [ -n "$(nvme_dev)" ]; }
+
+# nvmet_target ADDR [MB]: export a brd disk of MB MiB (default 64) on ADDR:4420
+nvmet_target() {
+	local addr=$1 mb=${2:-64} sub=$NVMET_CFG/subsystems/$NVME_NQN
+
+	modprobe brd rd_nr=1 rd_size=$((mb * 1024)) &&
+	modprobe nvmet && modprobe nvmet-rdma &&
+	{ mountpoint -q /sys/kernel/config ||
+	  mount -t configfs none /sys/kernel/config; } &&
+	mkdir "$sub" &&
+	echo 1 > "$sub/attr_allow_any_host" &&
+	mkdir "$sub/namespaces/1" &&
+	echo /dev/ram0 > "$sub/namespaces/1/device_path" &&
+	echo 1 > "$sub/namespaces/1/enable" &&
+	mkdir "$NVMET_CFG/ports/1" &&
+	echo rdma > "$NVMET_CFG/ports/1/addr_trtype" &&
+	echo ipv4 > "$NVMET_CFG/ports/1/addr_adrfam" &&
+	echo "$addr" > "$NVMET_CFG/ports/1/addr_traddr" &&
+	echo 4420 > "$NVMET_CFG/ports/1/addr_trsvcid" &&
+	ln -s "$sub" "$NVMET_CFG/ports/1/subsystems/$NVME_NQN"
+}
+
+# nvme_host_connect ADDR: nvme connect -t rdma and wait for the namespace
+nvme_host_connect() {
+	modprobe nvme-rdma &&
+	timeout 120 nvme connect -t rdma -a "$1" -s 4420 -n "$NVME_NQN" &&
+	wait_for 30 nvme_has_dev
+}
+
+nvme_host_disconnect() {
+	timeout 60 nvme disconnect -n "$NVME_NQN" >/dev/null 2>&1
+}
+
+# fio_verify OUT.json DEV MB [RW [BS [EXTRA...]]]: fio with crc32c verify;
+# prints "rc errors" (errors = sum of the jobs' error fields, "none" when
+# fio wrote no JSON)
+fio_verify() {
+	local out=$1 dev=$2 mb=$3 rw=${4:-randwrite} bs=${5:-4k} rc errs
+
+	shift 5 2>/dev/null || shift $#
+	timeout 600 fio --name=verify --filename="${dev:-/dev/null}" \
+		--direct=1 --ioengine=libaio --iodepth=8 --rw="$rw" --bs="$bs" \
+		--size="${mb}M" --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--output-format=json --output="$out" "$@" >/dev/null 2>&1
+	rc=$?
+	errs=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(sum(x["error"] for x in j["jobs"]))' "$out" 2>/dev/null)
+	echo "$rc ${errs:-none}"
+}
+
+# Controller error recovery / reconnect lines in the kernel log since the
+# marker line MARK (whole log when MARK is empty).
+nvme_resets_since() {
+	dmesg | sed -n "/${1:-.}/,\$p" |
+		grep -cE 'nvme nvme[0-9]+: (starting error recovery|resetting|Reconnecting)|retry counter exceeded'
+}
