@@ -351,6 +351,14 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (ret < 0)
 		goto err_ud;
 	ibqp->qp_num = qpn;
+	/*
+	 * A kernel consumer's QP pins the module, so rmmod is refused while
+	 * NVMe-oF, SMB Direct... use a device ("rdma link delete" is the way
+	 * to take a device from under them). The MAD layer's QP1 lives as
+	 * long as the device and must not block unloading.
+	 */
+	if (qp->type != IB_QPT_GSI)
+		__module_get(THIS_MODULE);
 
 	/* report what we really have: rings are powers of two */
 	cap->max_send_wr = qp->sq.size;
@@ -403,6 +411,8 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mro_wq_free(&qp->rq);
 	mutex_destroy(&qp->modify_lock);
 	atomic_dec(&dev->res.n_qp);
+	if (qp->type != IB_QPT_GSI)
+		module_put(THIS_MODULE);
 	return 0;
 }
 
