@@ -14,7 +14,7 @@ MOD_DIR := drivers/infiniband/sw/metaroce
 KBUILD_VARS := CONFIG_RDMA_METAROCE=m
 
 .DEFAULT_GOAL := all
-.PHONY: all modules testmods clean deps check demo bench
+.PHONY: all modules testmods clean deps check demo bench soak
 
 # Rules owned by their parts of the tree: userspace KUnit (utest) and the
 # debug test kernel (testkernel).
@@ -48,6 +48,10 @@ check:
 
 demo:
 	bash scripts/demo.sh
+
+# 30-minute loss + reorder soak in one guest (SOAK_MIN, SOAK_KERNEL=debug)
+soak:
+	bash scripts/soak.sh
 
 # metaroce vs rdma_rxe, back to back (B=name for one benchmark)
 bench:
