@@ -22,7 +22,7 @@ NETEM="loss 1% delay 1ms 1ms reorder 25% 50%"
 slab_kb() { awk '/^Slab:/ {print $2}' /proc/meminfo; }
 
 echo "TAP version 13"
-plan 7
+plan 8
 setup() { modprobe sch_netem && veth_pair 198.18.17; }
 check "two netns joined by veth" -- setup
 check "load rdma_metaroce" -- load_metaroce
