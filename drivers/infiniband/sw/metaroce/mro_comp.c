@@ -13,6 +13,7 @@
 #include "mro_verbs.h"
 #include "mro_conn.h"
 #include "mro_trace.h"
+#include "mro_rate.h"
 
 static inline struct mro_sqe *mro_sqe_of(struct mro_conn *conn, u32 idx)
 {
@@ -89,6 +90,7 @@ void mro_comp_rx_ack(struct mro_conn *conn, const struct mrt_pkt_info *pi,
 	hint = conn->core.rate_hint_mbps;
 	pwnd = conn->paths[ai.path_id].cc.pwnd;
 	state = p->tx.state;
+	mro_rate_tx(conn);
 	if (mrt_conn_on_ack(&conn->core, &ai, now, conn->acked, &n)) {
 		mro_conn_count_drop(conn, MRT_DROP_BAD_SACK);
 		mro_count_drop(conn->dev, MRT_DROP_BAD_SACK);

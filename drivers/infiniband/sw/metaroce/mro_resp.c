@@ -22,6 +22,7 @@
 #include "mro_verbs.h"
 #include "mro_conn.h"
 #include "mro_ud.h"
+#include "mro_rate.h"
 
 /* Copy skb bytes [skb_off, skb_off + len) to [iova, iova + len) of mr. */
 int mro_copy_skb_to_mr(struct sk_buff *skb, u32 skb_off, struct mro_mr *mr,
@@ -92,6 +93,7 @@ void mro_resp_queue_ack(struct mro_conn *conn, u16 path_id, u64 now)
 	struct mrt_pkt_info pi;
 	struct sk_buff *skb;
 
+	mro_rate_stamp(conn, now);
 	mrt_conn_fill_ack(&conn->core, path_id, now, &ai);
 	/* sent from our path of the same index: the same ECMP hash class */
 	mro_conn_fill_bth(conn, &pi, MRW_OP_ACK, MRO_STREAM_REQ,
@@ -647,6 +649,10 @@ static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 		why = MRT_DROP_BAD_OPCODE;	/* PLANE_ADV: not used yet */
 		break;
 	}
+	/* data for us (not ACKs/NAKs): the fair share counts it */
+	if (why == MRT_DROP_NONE && pi->opcode != MRW_OP_ACK &&
+	    pi->opcode != MRW_OP_NAK)
+		mro_rate_rx(conn, skb->len, now);
 	if (why == MRT_DROP_NONE && (pi->flags & MRW_F_ACK) &&
 	    pi->opcode != MRW_OP_ACK)
 		mro_comp_rx_ack(conn, pi, now);

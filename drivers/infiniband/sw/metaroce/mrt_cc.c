@@ -156,11 +156,25 @@ const struct mrt_cc_ops *mrt_cc_find(const char *name)
 }
 EXPORT_SYMBOL_NS_GPL(mrt_cc_find, METAROCE_CORE);
 
+/* a pointer store: readers see the old or the new table, both valid */
+static const struct mrt_cc_ops *mrt_cc_dflt = &mrt_cc_aimd;
+
 const struct mrt_cc_ops *mrt_cc_default(void)
 {
-	return &mrt_cc_aimd;
+	return mrt_cc_dflt;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_cc_default, METAROCE_CORE);
+
+int mrt_cc_set_default(const char *name)
+{
+	const struct mrt_cc_ops *ops = mrt_cc_find(name);
+
+	if (!ops)
+		return -1;
+	mrt_cc_dflt = ops;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_cc_set_default, METAROCE_CORE);
 
 /* ------------------------------------------------------- fair share -- */
 

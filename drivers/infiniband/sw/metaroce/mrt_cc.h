@@ -60,6 +60,11 @@ extern const struct mrt_cc_ops mrt_cc_fixed;
 /* Look an algorithm up by name; NULL if unknown. */
 const struct mrt_cc_ops *mrt_cc_find(const char *name);
 const struct mrt_cc_ops *mrt_cc_default(void);
+/*
+ * Make name the algorithm of connections created from now on (cfg.cc
+ * NULL). Returns 0, or -1 for an unknown name (the default stays).
+ */
+int mrt_cc_set_default(const char *name);
 /* Registered algorithms, index 0 .. n - 1; NULL past the end. */
 const struct mrt_cc_ops *mrt_cc_get(u32 index);
 

@@ -164,6 +164,19 @@ int mrt_conn_set_active(struct mrt_conn *c, u16 nr_active, u64 now_ns)
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_set_active, METAROCE_CORE);
 
+int mrt_conn_set_cc(struct mrt_conn *c, const struct mrt_cc_ops *ops)
+{
+	u16 i;
+
+	if (!ops)
+		return -1;
+	c->cc = ops;
+	for (i = 0; i < c->max_paths; i++)
+		ops->init(&c->paths[i].cc);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_conn_set_cc, METAROCE_CORE);
+
 /* ---------------------------------------------------- path choice -- */
 
 static bool mrt_path_open(const struct mrt_conn *c, const struct mrt_path *p)
@@ -229,6 +242,36 @@ static int mrt_conn_pick_path(struct mrt_conn *c, int avoid)
 	return best;
 }
 
+u16 mrt_conn_autosize(struct mrt_conn *c, u64 now_ns)
+{
+	u16 base = min_t(u16, MRT_PATHS_BASE, c->max_paths);
+	u32 rate = c->link_mbps, rtt;
+	u16 want = base;
+
+	if (!c->auto_paths)
+		return c->nr_active;
+	c->autosize_ns = now_ns;
+	if (c->nr_active > base && c->last_tx_ns &&
+	    now_ns - c->last_tx_ns > MRT_PATHS_IDLE_NS &&
+	    !mrt_conn_inflight(c) && !c->retxq_len) {
+		mrt_conn_set_active(c, base, now_ns);
+		c->stats.paths_shrunk++;
+		return c->nr_active;
+	}
+	if (c->rate_hint_mbps && (!rate || c->rate_hint_mbps < rate))
+		rate = c->rate_hint_mbps;
+	/* propagation, not queueing: a congested queue must not add paths */
+	rtt = mrt_conn_min_srtt(c);
+	if (rate && rtt)
+		want = mrt_rate_bdp_paths(rate, rtt, c->mtu, c->max_paths);
+	if (want > c->nr_active) {
+		mrt_conn_set_active(c, want, now_ns);
+		c->stats.paths_grown++;
+	}
+	return c->nr_active;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_conn_autosize, METAROCE_CORE);
+
 static int mrt_conn_emit(struct mrt_conn *c, int path, u64 handle, u8 kind,
 			 u8 flags, u64 now_ns, struct mrt_tx_decision *out)
 {
@@ -247,6 +290,7 @@ static int mrt_conn_emit(struct mrt_conn *c, int path, u64 handle, u8 kind,
 	out->generation = p->tx.generation;
 	out->tsval = mrt_tsval(now_ns);
 	out->handle = handle;
+	c->last_tx_ns = now_ns;
 	return kind;
 }
 
@@ -313,6 +357,9 @@ int mrt_conn_next_tx(struct mrt_conn *c, u64 now_ns, u64 new_handle,
 
 	memset(out, 0, sizeof(*out));
 	out->kind = MRT_TX_NONE;
+	if (c->auto_paths &&
+	    (!c->autosize_ns || now_ns - c->autosize_ns >= MRT_RTT_INIT_NS))
+		mrt_conn_autosize(c, now_ns);
 	if (mrt_conn_probe(c, now_ns, new_handle, out) != MRT_TX_NONE)
 		return out->kind;
 

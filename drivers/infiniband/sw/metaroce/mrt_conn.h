@@ -14,6 +14,7 @@
 #include "mrt_types.h"
 #include "mrt_path.h"
 #include "mrt_cc.h"
+#include "mrt_rate.h"
 
 #define MRT_MAX_PATHS		64
 #define MRT_WRR_SCALE		1024
@@ -48,6 +49,8 @@ struct mrt_conn_stats {
 	u64 path_failures;
 	u64 rate_limited;	/* next_tx held back by the rate hint cap */
 	u64 bad_path_id;
+	u64 paths_grown;	/* nr_active raised for a larger BDP */
+	u64 paths_shrunk;	/* nr_active lowered after an idle spell */
 };
 
 struct mrt_conn_cfg {
@@ -72,6 +75,18 @@ struct mrt_conn {
 	const struct mrt_cc_ops *cc;
 	u32 rate_hint_mbps;	/* latest hint from the peer, 0 = none */
 	u32 local_hint_mbps;	/* hint we put in our ACKs, 0 = none */
+	struct mrt_rate_rx rate_rx;	/* receive accounting for the hint */
+	void *rate_ctx;		/* the glue's per-device share state */
+	/*
+	 * Path count from the bandwidth-delay product: with auto_paths the
+	 * sender grows nr_active towards mrt_rate_bdp_paths() of
+	 * link_mbps (or the peer's hint) and the paths' RTT, and shrinks
+	 * back to MRT_PATHS_BASE after MRT_PATHS_IDLE_NS without sending.
+	 */
+	bool auto_paths;
+	u32 link_mbps;		/* local link rate for the BDP, 0 = unknown */
+	u64 last_tx_ns;		/* newest transmission */
+	u64 autosize_ns;	/* last path-count check */
 	struct mrt_retx_ent *retxq;
 	u32 retxq_cap;
 	u32 retxq_head;
@@ -109,6 +124,17 @@ struct mrt_tx_decision {
 int mrt_conn_init(struct mrt_conn *c, const struct mrt_conn_cfg *cfg);
 /* Change how many paths carry traffic; parked paths' packets are resent. */
 int mrt_conn_set_active(struct mrt_conn *c, u16 nr_active, u64 now_ns);
+/*
+ * Switch the connection to another algorithm: every path restarts from
+ * the new algorithm's initial window. Returns 0, or -1 for NULL ops.
+ */
+int mrt_conn_set_cc(struct mrt_conn *c, const struct mrt_cc_ops *ops);
+/*
+ * With c->auto_paths: the path count the BDP asks for now (grow) or
+ * MRT_PATHS_BASE after an idle spell (shrink); applied with
+ * mrt_conn_set_active(). Returns the new nr_active.
+ */
+u16 mrt_conn_autosize(struct mrt_conn *c, u64 now_ns);
 /* QWND: sum of PWND over usable paths. */
 u32 mrt_conn_qwnd(const struct mrt_conn *c);
 u32 mrt_conn_inflight(const struct mrt_conn *c);
