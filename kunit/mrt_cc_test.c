@@ -4,6 +4,7 @@
  */
 #include <kunit/test.h>
 #include "mrt_cc.h"
+#include "mrt_rate.h"
 
 #define US	1000ULL
 
@@ -201,6 +202,135 @@ static void mrt_cc_test_rate_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrt_rate_hint_window(1, 1, 0), 1U);
 }
 
+/* The default follows mrt_cc_set_default(); unknown names change nothing. */
+static void mrt_cc_test_set_default(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, mrt_cc_set_default("fixed"), 0);
+	KUNIT_EXPECT_PTR_EQ(test, mrt_cc_default(), &mrt_cc_fixed);
+	KUNIT_EXPECT_LT(test, mrt_cc_set_default("reno"), 0);
+	KUNIT_EXPECT_LT(test, mrt_cc_set_default(NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, mrt_cc_default(), &mrt_cc_fixed);
+	KUNIT_EXPECT_EQ(test, mrt_cc_set_default("aimd"), 0);
+	KUNIT_EXPECT_PTR_EQ(test, mrt_cc_default(), &mrt_cc_aimd);
+}
+
+/* Losses below MRT_CC_LOSS_N only accumulate; the Nth decreases once. */
+static void mrt_cc_test_aimd_loss_n(struct kunit *test)
+{
+	const struct mrt_cc_ops *cc = &mrt_cc_aimd;
+	struct mrt_cc_path p;
+	struct mrt_cc_event ev;
+	u32 i;
+
+	cc->init(&p);
+	p.pwnd = 40;
+	mrt_cc_ev(&ev, 100 * US, 0, 40);
+	ev.lost = 1;
+	for (i = 1; i < MRT_CC_LOSS_N; i++) {
+		cc->on_loss(&p, &ev);
+		KUNIT_EXPECT_EQ(test, cc->pwnd(&p), 40U);
+	}
+	cc->on_loss(&p, &ev);
+	KUNIT_EXPECT_EQ(test, cc->pwnd(&p), 20U);
+	/* N more within the same RTT: still one decrease */
+	for (i = 0; i < MRT_CC_LOSS_N; i++)
+		cc->on_loss(&p, &ev);
+	KUNIT_EXPECT_EQ(test, cc->pwnd(&p), 20U);
+	KUNIT_EXPECT_EQ(test, p.decreases, 1U);
+	/* an ACK afterwards grows it additively (congestion avoidance) */
+	mrt_cc_ev(&ev, 200 * US, 20, 20);
+	cc->on_ack(&p, &ev);
+	KUNIT_EXPECT_EQ(test, cc->pwnd(&p), 21U);
+}
+
+/* Receive accounting: one report per epoch, rate of the previous one. */
+static void mrt_rate_test_account(struct kunit *test)
+{
+	struct mrt_rate_rx rx = {};
+	u64 ep = 2 * 1000 * US;	/* 2 ms */
+
+	KUNIT_EXPECT_EQ(test, mrt_rate_epoch_of(0, ep), 1ULL);
+	KUNIT_EXPECT_EQ(test, mrt_rate_epoch_of(ep, ep), 2ULL);
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 5, 1000, ep));
+	KUNIT_EXPECT_EQ(test, rx.last_mbps, 0U);
+	KUNIT_EXPECT_FALSE(test, mrt_rate_rx_account(&rx, 5, 249000, ep));
+	/* 250000 bytes in 2 ms = 1000 Mbit/s */
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 6, 1, ep));
+	KUNIT_EXPECT_EQ(test, rx.last_mbps, 1000U);
+	/* an idle epoch in between: rate unknown again */
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 8, 1, ep));
+	KUNIT_EXPECT_EQ(test, rx.last_mbps, 0U);
+	KUNIT_EXPECT_FALSE(test, mrt_rate_limited(0, 100));
+	KUNIT_EXPECT_FALSE(test, mrt_rate_limited(10, 0));
+	KUNIT_EXPECT_TRUE(test, mrt_rate_limited(49, 100));
+	KUNIT_EXPECT_FALSE(test, mrt_rate_limited(50, 100));
+}
+
+/*
+ * 1..128 senders: the aggregate hint is the equal share without limited
+ * senders, and with k of them limited to a small demand it matches the
+ * exact max-min split (mrt_rate_share) of the unlimited ones.
+ */
+static void mrt_rate_test_fair_share_n(struct kunit *test)
+{
+	static u32 demand[128], share[128];
+	u32 link = 100000, usable = link * MRT_RATE_HINT_UTIL_PCT / 100;
+	struct mrt_rate_epoch slots[2] = {};
+	u32 n, i, k, hint;
+
+	for (n = 1; n <= 128; n++) {
+		memset(slots, 0, sizeof(slots));
+		for (i = 0; i < n; i++)
+			mrt_rate_epoch_add(&slots[7 & 1], 7, false, 0);
+		hint = mrt_rate_fair_share(link, slots, 7);
+		KUNIT_EXPECT_EQ(test, hint, usable / n);
+		KUNIT_EXPECT_LE(test, (u64)hint * n, (u64)usable);
+		/* the previous epoch counts too: the fuller one wins */
+		hint = mrt_rate_fair_share(link, slots, 8);
+		KUNIT_EXPECT_EQ(test, hint, usable / n);
+		/* two epochs later the reports are stale: whole link */
+		KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 9),
+				usable);
+
+		/* a quarter of them want only 100 Mbit/s each */
+		k = n / 4;
+		memset(slots, 0, sizeof(slots));
+		for (i = 0; i < n; i++) {
+			demand[i] = i < k ? 100 : 0;
+			mrt_rate_epoch_add(&slots[1], 9, i < k, demand[i]);
+		}
+		hint = mrt_rate_fair_share(link, slots, 9);
+		mrt_rate_share(link, n, demand, NULL, share);
+		KUNIT_EXPECT_GE(test, hint, usable / n);
+		/* rounding of the two divisions: +-1 */
+		KUNIT_EXPECT_LE(test, hint, share[n - 1] + 1);
+		KUNIT_EXPECT_GE(test, hint + 1, share[n - 1]);
+		KUNIT_EXPECT_LE(test, (u64)hint * (n - k) + 100ULL * k,
+				(u64)usable);
+	}
+	/* nobody reported: the whole usable link; never 0 */
+	memset(slots, 0, sizeof(slots));
+	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 3), usable);
+	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(0, slots, 3), 1U);
+}
+
+/* Path count from the BDP, as in the seeds' table. */
+static void mrt_rate_test_bdp_paths(struct kunit *test)
+{
+	/* 100 Gbit/s, 10 us, 4 KiB: 30 packets -> the base */
+	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(100000, 10 * 1000, 4096, 64),
+			(u16)MRT_PATHS_BASE);
+	/* 100 Gbit/s, 1 ms: 3051 packets -> 48 paths */
+	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(100000, 1000 * 1000, 4096, 64),
+			48);
+	/* 10 ms caps at what was allocated */
+	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(100000, 10000 * 1000, 4096, 64),
+			64);
+	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(100000, 1000 * 1000, 4096, 8),
+			8);
+	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(0, 0, 0, 0), 1);
+}
+
 static struct kunit_case mrt_cc_test_cases[] = {
 	KUNIT_CASE(mrt_cc_test_registry),
 	KUNIT_CASE(mrt_cc_test_aimd_slow_start_cap),
@@ -209,6 +339,11 @@ static struct kunit_case mrt_cc_test_cases[] = {
 	KUNIT_CASE(mrt_cc_test_fixed),
 	KUNIT_CASE(mrt_cc_test_rate_share),
 	KUNIT_CASE(mrt_cc_test_rate_window),
+	KUNIT_CASE(mrt_cc_test_set_default),
+	KUNIT_CASE(mrt_cc_test_aimd_loss_n),
+	KUNIT_CASE(mrt_rate_test_account),
+	KUNIT_CASE(mrt_rate_test_fair_share_n),
+	KUNIT_CASE(mrt_rate_test_bdp_paths),
 	{}
 };
 

@@ -1022,6 +1022,122 @@ static void mrt_conn_test_sim_blackhole(struct kunit *test)
 	KUNIT_EXPECT_GE(test, r.repicks, 1ULL);
 }
 
+/*
+ * CE echoed on path 3 halves path 3 only, once per RTT; QWND stays the
+ * sum of the paths' windows; a clean ACK elsewhere grows that path.
+ */
+static void mrt_conn_test_ce_one_path(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 8, 8, NULL);
+	struct mrt_conn *c = &f->conn;
+	struct mrt_tx_decision d;
+	struct mrt_ack_info ack = {};
+	u32 i, nr, before[8], sum = 0;
+	u64 h = 0, now = 100 * US;
+
+	for (i = 0; i < 8; i++) {
+		f->paths[i].cc.pwnd = 32;
+		f->paths[i].cc.ssthresh = 2;	/* congestion avoidance */
+	}
+	while (mrt_conn_next_tx(c, now, h, &d) == MRT_TX_NEW)
+		h++;
+	KUNIT_EXPECT_EQ(test, h, 8ULL * 32);
+	for (i = 0; i < 8; i++) {
+		before[i] = f->paths[i].cc.pwnd;
+		sum += before[i];
+	}
+	KUNIT_EXPECT_EQ(test, mrt_conn_qwnd(c), sum);
+
+	/* path 3: first 8 packets acked, 2 of them CE */
+	now += 50 * US;
+	ack.path_id = 3;
+	ack.cum_psn = f->paths[3].tx.una + 8;
+	ack.echo_tsval = mrt_tsval(now - 40 * US);
+	ack.ce_count = 2;
+	KUNIT_EXPECT_EQ(test, mrt_conn_on_ack(c, &ack, now, f->acked, &nr), 0);
+	KUNIT_EXPECT_EQ(test, nr, 8U);
+	KUNIT_EXPECT_EQ(test, f->paths[3].cc.pwnd, before[3] / 2);
+	for (i = 0; i < 8; i++)
+		if (i != 3)
+			KUNIT_EXPECT_EQ(test, f->paths[i].cc.pwnd, before[i]);
+	KUNIT_EXPECT_EQ(test, mrt_conn_qwnd(c), sum - before[3] / 2);
+
+	/* more CE within the same RTT: no second decrease */
+	now += 1 * US;
+	ack.cum_psn += 8;
+	KUNIT_EXPECT_EQ(test, mrt_conn_on_ack(c, &ack, now, f->acked, &nr), 0);
+	KUNIT_EXPECT_EQ(test, f->paths[3].cc.pwnd, before[3] / 2);
+	KUNIT_EXPECT_EQ(test, f->paths[3].cc.decreases, 1U);
+
+	/* a whole window acked on path 5 without CE: +1 at most per RTT */
+	now += 10 * US;
+	memset(&ack, 0, sizeof(ack));
+	ack.path_id = 5;
+	ack.cum_psn = f->paths[5].tx.una + 32;
+	ack.echo_tsval = mrt_tsval(now - 40 * US);
+	KUNIT_EXPECT_EQ(test, mrt_conn_on_ack(c, &ack, now, f->acked, &nr), 0);
+	/* coupled: 32 acks of a QWND of ~240 add less than one packet */
+	KUNIT_EXPECT_LE(test, f->paths[5].cc.pwnd, before[5] + 1);
+	KUNIT_EXPECT_GE(test, f->paths[5].cc.ai_count, 1U);
+}
+
+/* Algorithm per connection: mrt_conn_set_cc() restarts every path. */
+static void mrt_conn_test_set_cc(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 4, 4, NULL);
+
+	KUNIT_EXPECT_PTR_EQ(test, f->conn.cc, &mrt_cc_aimd);
+	KUNIT_EXPECT_EQ(test, mrt_conn_set_cc(&f->conn, &mrt_cc_fixed), 0);
+	KUNIT_EXPECT_PTR_EQ(test, f->conn.cc, &mrt_cc_fixed);
+	KUNIT_EXPECT_EQ(test, mrt_conn_qwnd(&f->conn),
+			4U * MRT_CC_FIXED_PWND);
+	KUNIT_EXPECT_LT(test, mrt_conn_set_cc(&f->conn, NULL), 0);
+	/* the module-wide default applies to connections made after it */
+	KUNIT_EXPECT_EQ(test, mrt_cc_set_default("fixed"), 0);
+	f = mrt_fixture(test, 4, 4, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, f->conn.cc, &mrt_cc_fixed);
+	KUNIT_EXPECT_EQ(test, mrt_cc_set_default("aimd"), 0);
+}
+
+/* auto_paths: grow to the BDP's path count, shrink back when idle. */
+static void mrt_conn_test_autosize(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 64, 4, "fixed");
+	struct mrt_conn *c = &f->conn;
+	struct mrt_tx_decision d;
+	u64 now = MS;
+	u32 i;
+
+	/* off: nothing changes */
+	KUNIT_EXPECT_EQ(test, mrt_conn_autosize(c, now), 4);
+	c->auto_paths = true;
+	/* no RTT yet: the base */
+	KUNIT_EXPECT_EQ(test, mrt_conn_autosize(c, now), (u16)MRT_PATHS_BASE);
+	/* 100 Gbit/s at 1 ms: 48 paths */
+	c->link_mbps = 100000;
+	for (i = 0; i < c->nr_active; i++) {
+		f->paths[i].tx.have_rtt = true;
+		f->paths[i].tx.srtt_ns = 1000 * US;
+	}
+	KUNIT_EXPECT_EQ(test, mrt_conn_autosize(c, now), 48);
+	KUNIT_EXPECT_EQ(test, f->paths[47].tx.state, MRT_PATH_HEALTHY);
+	KUNIT_EXPECT_EQ(test, f->paths[48].tx.state, MRT_PATH_PARKED);
+	/* a peer's hint of 1/8 of the link: fewer wanted, none removed */
+	c->rate_hint_mbps = 12500;
+	KUNIT_EXPECT_EQ(test, mrt_conn_autosize(c, now), 48);
+	c->rate_hint_mbps = 0;
+	/* traffic, then an idle spell longer than MRT_PATHS_IDLE_NS */
+	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, now, 1, &d), MRT_TX_NEW);
+	KUNIT_EXPECT_EQ(test, mrt_conn_autosize(c, now + MRT_PATHS_IDLE_NS + 1),
+			48);	/* still in flight */
+	f->paths[d.path_id].tx.inflight = 0;
+	KUNIT_EXPECT_EQ(test, mrt_conn_autosize(c, now + MRT_PATHS_IDLE_NS + 1),
+			(u16)MRT_PATHS_BASE);
+	KUNIT_EXPECT_EQ(test, c->stats.paths_shrunk, 1ULL);
+	KUNIT_EXPECT_EQ(test, f->paths[MRT_PATHS_BASE].tx.state,
+			MRT_PATH_PARKED);
+}
+
 static struct kunit_case mrt_conn_test_cases[] = {
 	KUNIT_CASE(mrt_conn_test_init),
 	KUNIT_CASE(mrt_conn_test_spray),
@@ -1035,6 +1151,9 @@ static struct kunit_case mrt_conn_test_cases[] = {
 	KUNIT_CASE(mrt_conn_test_rate_cap),
 	KUNIT_CASE(mrt_conn_test_rx_side),
 	KUNIT_CASE(mrt_conn_test_sizes),
+	KUNIT_CASE(mrt_conn_test_ce_one_path),
+	KUNIT_CASE(mrt_conn_test_set_cc),
+	KUNIT_CASE(mrt_conn_test_autosize),
 	KUNIT_CASE(mrt_conn_test_sim_reorder_only),
 	KUNIT_CASE(mrt_conn_test_sim_loss),
 	KUNIT_CASE(mrt_conn_test_sim_skew_jitter),
