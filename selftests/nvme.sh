@@ -16,20 +16,9 @@ MB=${1:-32}
 ADDR=198.18.6.1
 . selftests/nvme_lib.sh
 
-port_active() { rdma link show mr0/1 | grep -q ACTIVE; }
-
 echo "TAP version 13"
 plan 10
-setup_net() {
-	modprobe veth 2>/dev/null
-	ip link add v0 type veth peer name v1 &&
-	ip addr add $ADDR/24 dev v0 &&
-	ip link set v0 up && ip link set v1 up
-}
-check "veth v0 $ADDR/24 in init_net" -- setup_net
-check "load rdma_metaroce" -- load_metaroce
-check "rdma link add mr0 on v0" -- rdma link add mr0 type metaroce netdev v0
-ok "$(wait_for 20 port_active; echo $?)" "mr0/1 ACTIVE"
+nvme_local_mr0 "$ADDR"
 
 check "nvmet-rdma target on $ADDR:4420 (brd namespace)" -- nvmet_target $ADDR
 ok "$(nvme_host_connect $ADDR >&2; echo $?)" "nvme connect -t rdma over mr0"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
+# shellcheck disable=SC2317  # helpers below run through check()
 # mro-debug-args: 4
 #
 # Faults under an NVMe-oF load (issue #12): nvmet-rdma + nvme-rdma in one
@@ -24,20 +25,9 @@ cd "$(dirname "$0")/.." || exit 1
 MB=${1:-16}
 ADDR=198.18.16.1
 OUT=${MRO_OUT:-/tmp}
-port_active() { rdma link show mr0/1 | grep -q ACTIVE; }
-
 echo "TAP version 13"
 plan 19
-setup_net() {
-	modprobe veth 2>/dev/null
-	ip link add v0 type veth peer name v1 &&
-	ip addr add $ADDR/24 dev v0 &&
-	ip link set v0 up && ip link set v1 up
-}
-check "veth v0 $ADDR/24 in init_net" -- setup_net
-check "load rdma_metaroce" -- load_metaroce
-check "rdma link add mr0 on v0" -- rdma link add mr0 type metaroce netdev v0
-ok "$(wait_for 20 port_active; echo $?)" "mr0/1 ACTIVE"
+nvme_local_mr0 "$ADDR"
 check "nvmet-rdma target on $ADDR:4420" -- nvmet_target $ADDR 64
 ok "$(nvme_host_connect $ADDR >&2; echo $?)" "nvme connect -t rdma over mr0"
 dev=$(nvme_dev)
@@ -91,7 +81,7 @@ ip link set v0 up
 fio_wait updown
 [ "$rc" = 0 ] && [ "$errs" = 0 ]
 ok $? "v0 down 0.5 s under fio: verify clean (exit $rc, errors $errs)"
-wait_for 20 port_active
+wait_for 20 mr0_active
 ok $? "mr0/1 ACTIVE again"
 r=$(nvme_resets_since mro_nvme_faults_updown)
 is "$r" 0 "v0 down/up: no controller reset"
@@ -120,7 +110,7 @@ if grep -q '^rdma_metaroce ' /proc/modules; then
 	[ "$del_rc" -eq 0 ] && [ "$fio_end" -eq 0 ]
 	ok $? "rdma link delete mr0 under fio returns and fio ends (fio exit $rc)"
 	relink() {
-		rdma link add mr0 type metaroce netdev v0 && wait_for 20 port_active
+		rdma link add mr0 type metaroce netdev v0 && wait_for 20 mr0_active
 	}
 	check "mr0 added again, ACTIVE" -- relink
 	# The host removed its controller with the device. nvmet-rdma drops
@@ -130,10 +120,9 @@ if grep -q '^rdma_metaroce ' /proc/modules; then
 	rm -f "$NVMET_CFG/ports/1/subsystems/$NVME_NQN"
 	ln -s "$NVMET_CFG/subsystems/$NVME_NQN" "$NVMET_CFG/ports/1/subsystems/$NVME_NQN"
 	reconnect() {
-		local i
 		# a slow kernel may still hold the old controller (deleting or
 		# reconnecting): "already connected" until it is gone
-		for i in 1 2 3 4 5 6 7 8; do
+		for _ in 1 2 3 4 5 6 7 8; do
 			nvme_host_disconnect
 			wait_for 20 sh -c '! ls /sys/class/nvme/ | grep -q nvme'
 			nvme_host_connect $ADDR && return 0
@@ -148,7 +137,7 @@ if grep -q '^rdma_metaroce ' /proc/modules; then
 	[ "$rc" = 0 ] && [ "$errs" = 0 ]
 	ok $? "fio verify after re-add clean (exit $rc, errors $errs)"
 else
-	for n in 1 2 3 4; do ok 0 "# SKIP module was removed by step 3"; done
+	for _ in 1 2 3 4; do ok 0 "# SKIP module was removed by step 3"; done
 fi
 
 # 5. clean teardown

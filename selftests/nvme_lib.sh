@@ -8,6 +8,22 @@
 NVME_NQN=${NVME_NQN:-nqn.2026-12.org.metaroce:test}
 NVMET_CFG=/sys/kernel/config/nvmet
 
+mr0_active() { rdma link show mr0/1 | grep -q ACTIVE; }
+
+# nvme_local_mr0 ADDR: veth v0 (ADDR/24) in init_net, the module loaded and
+# mr0 on v0 ACTIVE; four TAP lines. Target and host in this kernel then
+# talk over mr0's local delivery path.
+nvme_local_mr0() {
+	local addr=$1
+
+	modprobe veth 2>/dev/null
+	check "veth v0 $addr/24 in init_net" -- sh -c "ip link add v0 type veth peer name v1 &&
+		ip addr add $addr/24 dev v0 && ip link set v0 up && ip link set v1 up"
+	check "load rdma_metaroce" -- load_metaroce
+	check "rdma link add mr0 on v0" -- rdma link add mr0 type metaroce netdev v0
+	ok "$(wait_for 20 mr0_active; echo $?)" "mr0/1 ACTIVE"
+}
+
 nvme_dev() { nvme list 2>/dev/null | awk '/\/dev\/nvme/ {print $1; exit}'; }
 nvme_has_dev() { [ -n "$(nvme_dev)" ]; }
 
