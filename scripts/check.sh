@@ -143,7 +143,7 @@ fi
 # vm_selftests TAG VM-ARGS...: run every selftest in fresh guests
 vm_selftests() {
 	local tag=$1; shift
-	local t name opts args dir skip
+	local t name opts args dir skip t0
 	for t in selftests/*.sh; do
 		name=$(basename "$t" .sh)
 		# A selftest names its guest topology in a "# mro-vm:" line;
@@ -162,9 +162,12 @@ vm_selftests() {
 			continue
 		fi
 		log "$tag: $name ${opts} ${args}"
+		t0=$SECONDS
 		# shellcheck disable=SC2086
 		bash scripts/vm-run.sh "$@" $opts --out "$dir" --script "$t" -- $args \
 			>"$dir.log" 2>&1
+		# wall time per selftest, to keep the CI budget in sight
+		echo "$tag-$name $((SECONDS - t0))" >>"$OUT/timings.txt"
 		cat "$dir"/guest*.log >"$OUT/$tag-$name.tap" 2>/dev/null
 		if [ ! -s "$OUT/$tag-$name.tap" ]; then
 			echo "not ok 1 - $name: guest produced no output" >"$OUT/$tag-$name.tap"
@@ -279,6 +282,8 @@ if [ -s "$OUT/failures.txt" ]; then
 			{ n = 0; nc = 0 }' "$f"
 	done | head -n 150
 fi
+[ -s "$OUT/timings.txt" ] &&
+	echo "slowest selftests (s): $(sort -k2 -n -r "$OUT/timings.txt" | head -n 10 | tr '\n' ' ')"
 echo "check: $((SECONDS - start)) s, results in $OUT"
 if [ "$total_s" -gt 0 ]; then
 	echo "$total_p passed, $total_f failed, $total_s skipped"
