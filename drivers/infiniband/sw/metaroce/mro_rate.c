@@ -55,6 +55,7 @@ static struct kparam_string mro_cc_kps = {
 	.maxlen = sizeof(mro_cc_name),
 	.string = mro_cc_name,
 };
+
 static const struct kernel_param_ops mro_cc_ops = {
 	.set = mro_cc_set,
 	.get = param_get_string,
