@@ -3,119 +3,349 @@
 #
 # Guest side of `make bench` (scripts/bench.sh boots the guests).
 # Prints one line per measured point:
-#   BENCH {"driver":..,"bench":..,"x":..,"rep":..,"bytes":..,"ms":..,"ok":..}
+#   BENCH {"driver":..,"bench":..,"x":..,"rep":..,"bytes":..,"ms":..,"ok":..,
+#          "side":..,"cpu_busy_s":..,"cpu_mhz":..,"counters":{..}}
 # plus "# " comment lines; the host turns them into JSON and plots.
 #
-# usage: bench-guest.sh metaroce LOSSES REPS MB
-#        bench-guest.sh rxe LOSSES REPS SECONDS
-#   LOSSES  netem loss percentages, ':'-separated (e.g. 0:1:5)
+# usage: bench-guest.sh MODE REPS SIZE BENCH[@SIZE]/X1:X2... [...]...
+#   MODE  metaroce      one guest, two netns over veth, mro_xfer
+#         rxe           two guests over eth0, perftest ib_write_bw and
+#                       NVMe-oF (nvme-rdma -> nvmet-rdma, fio)
+#         metaroce-eth  two guests over eth0, NVMe-oF only
+#   SIZE  MiB per point (metaroce) or seconds per point (rxe, NVMe-oF)
+#   BENCH loss     X = netem loss %
+#         reorder  X = none | delay (1 ms) | jitter (1 ms +- 500 us)
+#                  | reorder (1 ms, 25 % sent at once, correlation 50 %)
+#         msgsize  X = message bytes
+#         cpu      X = 0 (lossless; rxe polls its CQ) | events (rxe: -e)
+#         nvme     X = netem loss %, on the target's link (read data path)
 #
-# metaroce: one guest, netns a and b joined by veth (metaroce's sockets
-#   follow the netdev's netns), mro_xfer moves MB MiB of verified 64 KiB
-#   RDMA Writes from mra to mrb; netem loss on va (the data direction).
-# rxe: two guests joined by a QEMU socket link (eth0); rxe's socket lives
-#   in init_net, so it cannot use the veth setup. Guest 0 runs ib_write_bw
-#   (perftest, rdma_cm connection, 64 KiB Writes for SECONDS) against a
-#   server in guest 1; netem loss on guest 0's eth0.
+# metaroce: netns a and b joined by veth (metaroce's sockets follow the
+#   netdev's netns), mro_xfer moves MB MiB of verified RDMA Writes from mra
+#   to mrb; netem on va (the data direction).
+# rxe: rxe's socket lives in init_net, so it cannot use the veth setup.
+#   Guest 0 runs ib_write_bw (rdma_cm, Writes for SECONDS) against a server
+#   in guest 1; netem on guest 0's eth0. Guest 1 prints its own CPU time
+#   and rxe counters as "side":"responder" points.
+# nvme: guest 1 is the target (nvmet-rdma, null_blk), guest 0 the host
+#   (nvme-rdma, fio); the two synchronise through files in MRO_OUT.
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
-driver=$1 losses=${2//:/ } reps=$3 size=$4
+mode=$1 reps=$2 size0=$3
+shift 3
+driver=${mode%-eth}
+side=requester
+[ "${MRO_GUEST:-0}" = 0 ] || side=responder
+TGT=198.18.0.2 NQN=nqn.2026-12.org.metaroce:bench
 
-point() {	# point BENCH X REP BYTES MS OK
-	printf 'BENCH {"driver":"%s","bench":"%s","x":%s,"rep":%s,"bytes":%s,"ms":%s,"ok":%s}\n' \
-		"$driver" "$1" "$2" "$3" "$4" "$5" "$6"
+# point BENCH X REP BYTES MS OK [EXTRA-JSON]: X is quoted unless numeric
+point() {
+	local x=$2
+	[[ $x =~ ^[0-9.]+$ ]] || x="\"$x\""
+	printf 'BENCH {"driver":"%s","bench":"%s","x":%s,"rep":%s,"bytes":%s,"ms":%s,"ok":%s,"side":"%s"%s}\n' \
+		"$driver" "$1" "$x" "$3" "$4" "$5" "$6" "$side" "${7:+,$7}"
 }
 
-netem_loss() {	# netem_loss NETNS-PREFIX DEV PERCENT
-	local ns=$1 dev=$2 pct=$3
+# busy jiffies (USER_HZ) over all CPUs: user nice system irq softirq steal
+cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+cpu_mhz() { awk -F: '/^cpu MHz/ { printf "%.0f", $2; exit }' /proc/cpuinfo; }
+# cpu_json BUSY0 BUSY1: the JSON fields for the busy time between two reads
+cpu_json() {
+	printf '"cpu_busy_s":%s,"cpu_mhz":%s' \
+		"$(awk -v a="$1" -v b="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (b - a) / hz }')" \
+		"$(cpu_mhz)"
+}
+
+# counters_read FILE: "name value" lines, metaroce debugfs or rxe hw counters
+counters_read() {
+	if [ "$driver" = metaroce ]; then
+		cat /sys/kernel/debug/metaroce/mra/counters 2>/dev/null
+	else
+		rdma statistic show link rxe0/1 2>/dev/null |
+			tr ' ' '\n' | awk 'NR > 2 && /^[a-z_]+$/ { k = $0; next } k != "" && /^[0-9]+$/ { print k, $0; k = "" }'
+	fi
+}
+# counters_json BEFORE AFTER: {"name":delta,...} for the counters we report
+counters_json() {
+	awk 'NR == FNR { a[$1] = $2; next }
+	     $1 ~ /^(tx_data_packets|retransmits|spurious_retransmits|rtos|tlp_probes|lost_packets|rx_duplicates|retransmits_skipped|sent_pkts|rcvd_pkts|duplicate_request|out_of_seq_request|rcvd_seq_err|completer_retry_err|retry_exceeded_err|ack_deferred)$/ {
+		o = o (o == "" ? "" : ",") "\"" $1 "\":" ($2 - a[$1]) }
+	     END { printf "\"counters\":{%s}", o }' "$1" "$2"
+}
+
+# netem_set NETNS-OPT DEV BENCH X: the point's qdisc on the data direction
+netem_set() {
+	local ns=$1 dev=$2 bench=$3 x=$4 args=""
 	# shellcheck disable=SC2086
 	tc $ns qdisc del dev "$dev" root 2>/dev/null
-	[ "$pct" = 0 ] && return 0
+	case "$bench/$x" in
+	loss/0 | nvme/0 | reorder/none | msgsize/* | cpu/*) return 0 ;;
+	loss/* | nvme/*) args="loss $x%" ;;
+	reorder/delay) args="delay 1ms" ;;
+	reorder/jitter) args="delay 1ms 500us" ;;
+	reorder/reorder) args="delay 1ms reorder 25% 50%" ;;
+	*) echo "# unknown point $bench/$x"; return 1 ;;
+	esac
 	# shellcheck disable=SC2086
-	tc $ns qdisc add dev "$dev" root netem loss "$pct%" limit 10000
+	tc $ns qdisc add dev "$dev" root netem $args limit 10000
 }
 
-bench_metaroce() {
-	local xfer loss rep line bytes ms
+bench_metaroce() {	# bench_metaroce BENCH XS
+	local bench=$1 xs=${2//:/ } xfer x rep line bytes ms c0 c1 b0 b1 msz
+	local args
 	xfer=$(pick_xfer_ko)
-	modprobe sch_netem && veth_pair 198.18.10 && load_metaroce && metaroce_pair ||
-		{ echo "# metaroce setup failed"; return 1; }
-	for loss in $losses; do
+	for x in $xs; do
 		for ((rep = 1; rep <= reps; rep++)); do
-			netem_loss "-n a" va "$loss"
+			netem_set "-n a" va "$bench" "$x" || continue
+			args=(dev_a=mra dev_b=mrb tests=1 total_mb="$size" max_size=65536 timeout_s=60)
+			if [ "$bench" = msgsize ]; then
+				msz=$x
+				args[4]=max_size=$msz
+				# fixed-size messages when mro_xfer can (else the
+				# phase starts with its smaller sizes)
+				modinfo -p "$xfer" | grep -q '^min_size:' && args+=(min_size="$msz")
+			fi
 			dmesg -C
-			if timeout 300 insmod "$xfer" dev_a=mra dev_b=mrb tests=1 \
-				total_mb="$size" max_size=65536 timeout_s=60 2>/dev/null; then
+			c0=$(mktemp) c1=$(mktemp)
+			counters_read >"$c0"
+			b0=$(cpu_busy)
+			if timeout 300 insmod "$xfer" "${args[@]}" 2>/dev/null; then
+				b1=$(cpu_busy)
+				counters_read >"$c1"
 				line=$(dmesg | sed -n 's/.*mro_xfer: total \([0-9]*\) bytes in \([0-9]*\) ms.*/\1 \2/p' | tail -n 1)
 				read -r bytes ms <<<"$line"
-				point loss "$loss" "$rep" "${bytes:-0}" "${ms:-0}" true
+				point "$bench" "$x" "$rep" "${bytes:-0}" "${ms:-0}" true \
+					"$(cpu_json "$b0" "$b1"),$(counters_json "$c0" "$c1")"
 			else
-				point loss "$loss" "$rep" 0 0 false
+				point "$bench" "$x" "$rep" 0 0 false
+				dmesg | grep -E 'mro_xfer|metaroce' | tail -n 5 | sed 's/^/# /'
 			fi
+			rm -f "$c0" "$c1"
 			rmmod mro_xfer 2>/dev/null
-			echo "# metaroce loss $loss% rep $rep: $(grep -E '^(retransmits|spurious_retransmits|tx_data_packets) ' \
-				/sys/kernel/debug/metaroce/mra/counters 2>/dev/null | tr '\n' ' ')"
 		done
 	done
-	netem_loss "-n a" va 0
-	ip netns exec a rdma link delete mra
-	ip netns exec b rdma link delete mrb
-	rmmod rdma_metaroce
+	netem_set "-n a" va loss 0
 }
 
-# ib_write_bw's result row: "65536 ITER BW_PEAK BW_AVG MSG_RATE" (Gb/s)
-bw_avg() { awk '$1 == 65536 && NF >= 4 { print $4 }' "$1" | tail -n 1; }
+# ib_write_bw's result row: "SIZE ITER BW_PEAK BW_AVG MSG_RATE" (Gb/s)
+bw_avg() { awk -v s="$2" '$1 == s && NF >= 4 { print $4 }' "$1" | tail -n 1; }
 
-bench_rxe() {
-	local loss rep i out gbps
-	# rxe computes its ICRC with the crypto API's "crc32"
-	# and perftest's userspace verbs need ib_uverbs and rdma_ucm
-	modprobe crc32_generic 2>/dev/null
-	modprobe rdma_rxe && modprobe sch_netem && modprobe ib_uverbs &&
-		modprobe rdma_ucm &&
-		rdma link add rxe0 type rxe netdev eth0 ||
-		{ echo "# rxe setup failed"; return 1; }
-	wait_for 20 sh -c 'rdma link show rxe0/1 | grep -q ACTIVE'
-	out=$(mktemp)
-	for loss in $losses; do
+bench_rxe() {	# bench_rxe BENCH XS
+	local bench=$1 xs=${2//:/ } x rep i out gbps msz b0 b1 c0 c1 opt
+	out=$(mktemp) c0=$(mktemp) c1=$(mktemp)
+	for x in $xs; do
+		msz=65536 opt=()
+		[ "$bench" = msgsize ] && msz=$x
+		[ "$bench/$x" = cpu/events ] && opt=(-e)
 		for ((rep = 1; rep <= reps; rep++)); do
-			if [ "$MRO_GUEST" = 1 ]; then
+			counters_read >"$c0"
+			b0=$(cpu_busy)
+			if [ "$side" = responder ]; then
 				# one server per point; the client retries until it is up
-				timeout $((size + 120)) ib_write_bw -d rxe0 -R -F -s 65536 \
-					-D "$size" --report_gbits >/dev/null 2>&1
+				timeout $((size + 120)) ib_write_bw -d rxe0 -R -F -s "$msz" \
+					"${opt[@]}" -D "$size" --report_gbits >/dev/null 2>&1
+				b1=$(cpu_busy)
+				counters_read >"$c1"
+				point "$bench" "$x" "$rep" 0 0 true \
+					"$(cpu_json "$b0" "$b1"),$(counters_json "$c0" "$c1")"
 				continue
 			fi
-			netem_loss "" eth0 "$loss"
+			netem_set "" eth0 "$bench" "$x" || continue
 			gbps=""
 			for ((i = 0; i < 30; i++)); do
-				timeout $((size + 60)) ib_write_bw -d rxe0 -R -F -s 65536 \
-					-D "$size" --report_gbits 198.18.0.2 >"$out" 2>&1
-				gbps=$(bw_avg "$out")
+				counters_read >"$c0"
+				b0=$(cpu_busy)
+				timeout $((size + 60)) ib_write_bw -d rxe0 -R -F -s "$msz" \
+					"${opt[@]}" -D "$size" --report_gbits $TGT >"$out" 2>&1
+				gbps=$(bw_avg "$out" "$msz")
 				[ -n "$gbps" ] && break
 				grep -q 'Unable to perform rdma_client function\|Failed to' "$out" ||
 					break	# it ran and failed: do not run twice
 				sleep 1
 			done
-			netem_loss "" eth0 0
+			b1=$(cpu_busy)
+			counters_read >"$c1"
+			netem_set "" eth0 loss 0
 			if [ -n "$gbps" ]; then
 				# bytes in SECONDS at the average rate
-				point loss "$loss" "$rep" \
+				point "$bench" "$x" "$rep" \
 					"$(awk -v g="$gbps" -v s="$size" 'BEGIN { printf "%.0f", g * 1e9 / 8 * s }')" \
-					$((size * 1000)) true
+					$((size * 1000)) true \
+					"$(cpu_json "$b0" "$b1"),$(counters_json "$c0" "$c1")"
 			else
-				point loss "$loss" "$rep" 0 0 false
+				point "$bench" "$x" "$rep" 0 0 false
 				sed 's/^/# rxe: /' "$out" | tail -n 5
 			fi
 			sleep 2	# let guest 1 start the next server
 		done
 	done
-	rm -f "$out"
-	rdma link delete rxe0
+	rm -f "$out" "$c0" "$c1"
 }
 
-case "$driver" in
-metaroce) bench_metaroce ;;
-rxe) bench_rxe ;;
-*) echo "usage: bench-guest.sh metaroce|rxe LOSSES REPS SIZE"; exit 2 ;;
-esac
+# --- NVMe-oF: nvmet-rdma + null_blk on guest 1, nvme-rdma + fio on guest 0 ---
+CTL=${MRO_OUT:-/tmp}/nvme-ctl ACK=${MRO_OUT:-/tmp}/nvme-ack
+
+nvme_target() {
+	local cfg=/sys/kernel/config/nvmet s p
+	modprobe null_blk nr_devices=1 gb=4 bs=4096 irqmode=0 || return 1
+	modprobe nvmet && modprobe nvmet-rdma || return 1
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	s=$cfg/subsystems/$NQN p=$cfg/ports/1
+	mkdir "$s" && echo 1 >"$s/attr_allow_any_host" &&
+	mkdir "$s/namespaces/1" &&
+	echo -n /dev/nullb0 >"$s/namespaces/1/device_path" &&
+	echo 1 >"$s/namespaces/1/enable" &&
+	mkdir "$p" && echo rdma >"$p/addr_trtype" && echo ipv4 >"$p/addr_adrfam" &&
+	echo $TGT >"$p/addr_traddr" && echo 4420 >"$p/addr_trsvcid" &&
+	ln -s "$s" "$p/subsystems/$NQN"
+}
+
+nvme_target_down() {
+	local cfg=/sys/kernel/config/nvmet
+	rm -f "$cfg/ports/1/subsystems/$NQN"
+	rmdir "$cfg/ports/1" 2>/dev/null
+	echo 0 >"$cfg/subsystems/$NQN/namespaces/1/enable" 2>/dev/null
+	rmdir "$cfg/subsystems/$NQN/namespaces/1" "$cfg/subsystems/$NQN" 2>/dev/null
+}
+
+# guest 1: apply "SEQ BENCH X" requests from CTL until "done" (or 40 min)
+nvme_serve() {
+	local seq=0 req bench x t=0
+	if ! nvme_target; then
+		echo "# nvme target setup failed"
+		echo failed >"$ACK"
+		return 1
+	fi
+	echo "0 ready" >"$ACK"
+	while ((t < 24000)); do
+		req=$(cat "$CTL" 2>/dev/null)
+		case "$req" in
+		done) break ;;
+		"$seq "* | "") ;;
+		*)
+			read -r seq bench x <<<"$req"
+			netem_set "" eth0 "$bench" "$x"
+			echo "$seq ok" >"$ACK"
+			;;
+		esac
+		sleep 0.1
+		t=$((t + 1))
+	done
+	netem_set "" eth0 loss 0
+	nvme_target_down
+}
+
+nvme_request() {	# nvme_request SEQ BENCH X: guest 1 sets the qdisc
+	echo "$1 $2 $3" >"$CTL"
+	wait_for 60 grep -q "^$1 ok" "$ACK"
+}
+
+# fio_json FILE: "BYTES MS" of the job's read side
+fio_json() {
+	python3 -c 'import json,sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+print(j["read"]["io_bytes"], j["read"]["runtime"], j["error"])' "$1" 2>/dev/null
+}
+
+bench_nvme() {	# bench_nvme XS: guest 0, the host
+	local xs=${1//:/ } x rep seq=0 dev i pat rw bs res bytes ms err b0 b1 resets
+	local json=${MRO_OUT:-/tmp}/nvme-fio.json
+	modprobe nvme-rdma || return 1
+	# a point stalled by loss fails over in 10 s rather than the default 30
+	echo 10 >/sys/module/nvme_core/parameters/io_timeout
+	if ! wait_for 300 grep -q 'ready\|failed' "$ACK" || grep -q failed "$ACK"; then
+		echo "# nvme: the target did not come up"
+		echo "done" >"$CTL"
+		return 1
+	fi
+	for ((i = 0; i < 30; i++)); do
+		nvme connect -t rdma -a $TGT -s 4420 -n $NQN --ctrl-loss-tmo=120 \
+			--reconnect-delay=2 >/dev/null 2>&1 && break
+		sleep 2
+	done
+	wait_for 30 sh -c 'ls /dev/nvme*n1 >/dev/null 2>&1'
+	dev=$(find /dev -maxdepth 1 -name "nvme*n1" | head -n 1)
+	if [ -z "$dev" ]; then
+		echo "# nvme connect -t rdma to $TGT failed"
+		echo "done" >"$CTL"
+		return 1
+	fi
+	echo "# nvme: $dev over $driver"
+	for x in $xs; do
+		seq=$((seq + 1))
+		nvme_request "$seq" nvme "$x" || { echo "# nvme: target did not ack $x"; continue; }
+		for pat in seqread randread; do
+			rw=read bs=128k
+			[ $pat = randread ] && rw=randread bs=4k
+			for ((rep = 1; rep <= reps; rep++)); do
+				dmesg -C
+				b0=$(cpu_busy)
+				timeout $((size + 90)) fio --name=$pat --filename="$dev" --direct=1 \
+					--ioengine=libaio --rw=$rw --bs=$bs --iodepth=16 \
+					--runtime="$size" --time_based --output-format=json \
+					--output="$json" >/dev/null 2>&1
+				b1=$(cpu_busy)
+				res=$(fio_json "$json")
+				read -r bytes ms err <<<"$res"
+				resets=$(dmesg | grep -c -E 'nvme nvme[0-9]+: .*(timeout|reconnect|reset)')
+				if [ -n "$bytes" ] && [ "$err" = 0 ] && [ "$ms" -gt 0 ]; then
+					point "nvme-$pat" "$x" "$rep" "$bytes" "$ms" true \
+						"$(cpu_json "$b0" "$b1"),\"resets\":$resets"
+				else
+					point "nvme-$pat" "$x" "$rep" 0 0 false "\"resets\":$resets"
+				fi
+			done
+		done
+	done
+	echo "done" >"$CTL"
+	nvme disconnect -n $NQN >/dev/null 2>&1
+}
+
+setup() {
+	case "$mode" in
+	metaroce)
+		modprobe sch_netem && veth_pair 198.18.10 && load_metaroce && metaroce_pair
+		;;
+	metaroce-eth)
+		modprobe sch_netem && load_metaroce &&
+			rdma link add mr0 type metaroce netdev eth0 &&
+			wait_for 20 sh -c 'rdma link show mr0/1 | grep -q ACTIVE'
+		;;
+	rxe)
+		# rxe computes its ICRC with the crypto API's "crc32"
+		# and perftest's userspace verbs need ib_uverbs and rdma_ucm
+		modprobe crc32_generic 2>/dev/null
+		modprobe rdma_rxe && modprobe sch_netem && modprobe ib_uverbs &&
+			modprobe rdma_ucm &&
+			rdma link add rxe0 type rxe netdev eth0 &&
+			wait_for 20 sh -c 'rdma link show rxe0/1 | grep -q ACTIVE'
+		;;
+	*) echo "usage: bench-guest.sh metaroce|rxe|metaroce-eth REPS SIZE BENCH/X:..."; exit 2 ;;
+	esac
+}
+
+teardown() {
+	case "$mode" in
+	metaroce) metaroce_unpair ;;
+	metaroce-eth) rdma link delete mr0 && rmmod rdma_metaroce ;;
+	rxe) rdma link delete rxe0 ;;
+	esac
+}
+
+setup || { echo "# $mode setup failed"; exit 1; }
+rc=0
+for spec in "$@"; do
+	b=${spec%%/*} xs=${spec#*/} size=$size0
+	case "$b" in *@*) size=${b#*@} b=${b%%@*} ;; esac
+	echo "# $mode: $b $xs ($reps reps, size $size) at $(date +%T)"
+	case "$mode/$b" in
+	*/nvme)
+		if [ "$side" = responder ]; then nvme_serve; else bench_nvme "$xs"; fi ;;
+	metaroce/*) bench_metaroce "$b" "$xs" ;;
+	rxe/*) bench_rxe "$b" "$xs" ;;
+	*) echo "# $mode cannot run $b"; rc=2 ;;
+	esac
+done
+teardown
+exit $rc
