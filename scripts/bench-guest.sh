@@ -17,7 +17,8 @@
 #         reorder  X = none | delay (1 ms) | jitter (1 ms +- 500 us)
 #                  | reorder (1 ms, 25 % sent at once, correlation 50 %)
 #         msgsize  X = message bytes
-#         cpu      X = 0 (lossless; rxe polls its CQ) | events (rxe: -e)
+#         cpu      X = 0 (lossless; perftest busy-polls its CQ: ib_write_bw
+#                  has no event mode for Writes)
 #         nvme     X = netem loss %, on the target's link (read data path)
 #
 # metaroce: netns a and b joined by veth (metaroce's sockets follow the
@@ -128,38 +129,60 @@ bench_metaroce() {	# bench_metaroce BENCH XS
 	netem_set "-n a" va loss 0
 }
 
-# ib_write_bw's result row: "SIZE ITER BW_PEAK BW_AVG MSG_RATE" (Gb/s)
+# ib_write_bw's result row: "SIZE ITER BW_PEAK BW_AVG MSG_RATE", MB/sec
+# (perftest's MB is 2^20 bytes; its Gb/s column has too few digits here)
 bw_avg() { awk -v s="$2" '$1 == s && NF >= 4 { print $4 }' "$1" | tail -n 1; }
 
-bench_rxe() {	# bench_rxe BENCH XS
-	local bench=$1 xs=${2//:/ } x rep i out gbps msz b0 b1 c0 c1 opt
+# Guest 0 asks guest 1 for one server per point through files in MRO_OUT
+# ("SEQ BENCH X REP MSGSIZE" in RXE_CTL, "SEQ up" / "SEQ done" in RXE_ACK),
+# so both guests' points describe the same run.
+RXE_CTL=${MRO_OUT:-/tmp}/rxe-ctl RXE_ACK=${MRO_OUT:-/tmp}/rxe-ack
+
+rxe_serve() {	# guest 1: servers until "done" (or 50 min)
+	local seq=0 req bench x rep msz b0 b1 c0 c1 t=0
+	c0=$(mktemp) c1=$(mktemp)
+	while ((t < 30000)); do
+		req=$(cat "$RXE_CTL" 2>/dev/null)
+		case "$req" in
+		done) break ;;
+		"$seq "* | "") sleep 0.1; t=$((t + 1)); continue ;;
+		esac
+		read -r seq bench x rep msz <<<"$req"
+		counters_read >"$c0"
+		b0=$(cpu_busy)
+		echo "$seq up" >"$RXE_ACK"
+		timeout $((size + 90)) ib_write_bw -d rxe0 -R -F -s "$msz" -D "$size" \
+			>/dev/null 2>&1
+		b1=$(cpu_busy)
+		counters_read >"$c1"
+		point "$bench" "$x" "$rep" 0 0 true \
+			"$(cpu_json "$b0" "$b1"),$(counters_json "$c0" "$c1")"
+		echo "$seq done" >"$RXE_ACK"
+	done
+	rm -f "$c0" "$c1"
+}
+
+RXE_SEQ=0
+bench_rxe() {	# bench_rxe BENCH XS: guest 0, the client
+	local bench=$1 xs=${2//:/ } x rep i out mbs msz b0 b1 c0 c1
 	out=$(mktemp) c0=$(mktemp) c1=$(mktemp)
 	for x in $xs; do
-		msz=65536 opt=()
+		msz=65536
 		[ "$bench" = msgsize ] && msz=$x
-		[ "$bench/$x" = cpu/events ] && opt=(-e)
 		for ((rep = 1; rep <= reps; rep++)); do
+			netem_set "" eth0 "$bench" "$x" || continue
+			RXE_SEQ=$((RXE_SEQ + 1))
+			echo "$RXE_SEQ $bench $x $rep $msz" >"$RXE_CTL"
+			wait_for 60 grep -q "^$RXE_SEQ up" "$RXE_ACK" ||
+				echo "# rxe: guest 1 did not start server $RXE_SEQ"
 			counters_read >"$c0"
 			b0=$(cpu_busy)
-			if [ "$side" = responder ]; then
-				# one server per point; the client retries until it is up
-				timeout $((size + 120)) ib_write_bw -d rxe0 -R -F -s "$msz" \
-					"${opt[@]}" -D "$size" --report_gbits >/dev/null 2>&1
-				b1=$(cpu_busy)
-				counters_read >"$c1"
-				point "$bench" "$x" "$rep" 0 0 true \
-					"$(cpu_json "$b0" "$b1"),$(counters_json "$c0" "$c1")"
-				continue
-			fi
-			netem_set "" eth0 "$bench" "$x" || continue
-			gbps=""
-			for ((i = 0; i < 30; i++)); do
-				counters_read >"$c0"
-				b0=$(cpu_busy)
+			mbs=""
+			for ((i = 0; i < 20; i++)); do
 				timeout $((size + 60)) ib_write_bw -d rxe0 -R -F -s "$msz" \
-					"${opt[@]}" -D "$size" --report_gbits $TGT >"$out" 2>&1
-				gbps=$(bw_avg "$out" "$msz")
-				[ -n "$gbps" ] && break
+					-D "$size" $TGT >"$out" 2>&1
+				mbs=$(bw_avg "$out" "$msz")
+				[ -n "$mbs" ] && break
 				grep -q 'Unable to perform rdma_client function\|Failed to' "$out" ||
 					break	# it ran and failed: do not run twice
 				sleep 1
@@ -167,17 +190,18 @@ bench_rxe() {	# bench_rxe BENCH XS
 			b1=$(cpu_busy)
 			counters_read >"$c1"
 			netem_set "" eth0 loss 0
-			if [ -n "$gbps" ]; then
+			if [ -n "$mbs" ]; then
 				# bytes in SECONDS at the average rate
 				point "$bench" "$x" "$rep" \
-					"$(awk -v g="$gbps" -v s="$size" 'BEGIN { printf "%.0f", g * 1e9 / 8 * s }')" \
+					"$(awk -v m="$mbs" -v s="$size" 'BEGIN { printf "%.0f", m * 1048576 * s }')" \
 					$((size * 1000)) true \
 					"$(cpu_json "$b0" "$b1"),$(counters_json "$c0" "$c1")"
 			else
 				point "$bench" "$x" "$rep" 0 0 false
 				sed 's/^/# rxe: /' "$out" | tail -n 5
 			fi
-			sleep 2	# let guest 1 start the next server
+			wait_for $((size + 100)) grep -q "^$RXE_SEQ done" "$RXE_ACK" ||
+				echo "# rxe: server $RXE_SEQ did not finish"
 		done
 	done
 	rm -f "$out" "$c0" "$c1"
@@ -334,18 +358,29 @@ teardown() {
 }
 
 setup || { echo "# $mode setup failed"; exit 1; }
-rc=0
+rc=0 rxe_served=0
 for spec in "$@"; do
 	b=${spec%%/*} xs=${spec#*/} size=$size0
 	case "$b" in *@*) size=${b#*@} b=${b%%@*} ;; esac
 	echo "# $mode: $b $xs ($reps reps, size $size) at $(date +%T)"
+	if [ "$b" = nvme ] && [ "$mode" = rxe ] && [ "$side" = requester ]; then
+		echo "done" >"$RXE_CTL"	# guest 1 leaves rxe_serve for the target
+	fi
 	case "$mode/$b" in
 	*/nvme)
 		if [ "$side" = responder ]; then nvme_serve; else bench_nvme "$xs"; fi ;;
 	metaroce/*) bench_metaroce "$b" "$xs" ;;
-	rxe/*) bench_rxe "$b" "$xs" ;;
+	rxe/*)
+		if [ "$side" = requester ]; then
+			bench_rxe "$b" "$xs"
+		elif [ "$rxe_served" = 0 ]; then
+			rxe_serve
+			rxe_served=1
+		fi
+		;;
 	*) echo "# $mode cannot run $b"; rc=2 ;;
 	esac
 done
+[ "$mode/$side" != rxe/requester ] || echo "done" >"$RXE_CTL"
 teardown
 exit $rc

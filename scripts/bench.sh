@@ -75,7 +75,7 @@ for d in $drivers; do
 		[ ${#specs[@]} -eq 0 ] || boot 1 metaroce metaroce "$mb" "${specs[@]}"
 		! want nvme || boot 2 metaroce-nvme metaroce-eth "$nvme_secs" "$nvme_spec"
 	else
-		s=("${specs[@]/#cpu\/0/cpu/0:events}")
+		s=("${specs[@]}")
 		want nvme && s+=("$nvme_spec")
 		if [ "$d" = rxe ] && [ "$quick" = 0 ]; then
 			[ ${#s[@]} -eq 0 ] || boot 2 rxe rxe "$secs" "${s[@]}"
