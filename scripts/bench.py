@@ -43,11 +43,14 @@ def xkey(x):
     try:
         return (0, float(x), "")
     except (TypeError, ValueError):
-        return (1, 0.0, str(x))
+        named = ("none", "delay", "jitter", "reorder")
+        return (1, float(named.index(x)) if x in named else 99.0, str(x))
 
 
 def xname(x):
-    return "%g" % x if isinstance(x, (int, float)) else str(x)
+    if isinstance(x, (int, float)):
+        return "%d" % x if float(x).is_integer() else "%g" % x
+    return str(x)
 
 
 def stats(vals):
@@ -214,7 +217,7 @@ def table(bench, o):
                 extra += " (%d failed)" % c["failed"]
             cols.append("%-8s %.1f [%.1f..%.1f]%s" % (d, c["median"], c["min"], c["max"], extra))
         r = o.get("metaroce_over_rxe", {}).get(x)
-        print("  %-9s %s%s" % (x, "   ".join(cols), "   m/r %.2f" % r if r else ""))
+        print("  %-9s %s%s" % (xname(x), "   ".join(cols), "   m/r %.2f" % r if r else ""))
     if bench == "msgsize":
         print("  plateau (%s): %s; seeds: from ~%d" % (
             o["plateau_rule"], o["plateau_bytes"], SEED_PLATEAU_BYTES))
