@@ -20,6 +20,7 @@
 #include <rdma/metaroce_wire.h>
 
 #include "mro_net.h"
+#include "mro_plane.h"
 #include "mro_verbs.h"
 #include "mrt_wire.h"
 
@@ -111,6 +112,8 @@ struct mro_dev {
 	netdevice_tracker ndev_tracker;
 	struct net *net;		/* dev_net(ndev); no reference: see mro_net.c */
 	struct mro_net *mnet;		/* the netns's shared UDP sockets */
+	/* planes 1.. attached through sysfs (mro_plane.c); [0] is unused */
+	struct mro_plane planes[MRW_MAX_PLANES];
 
 	/*
 	 * Port state, mirrored from the netdev under RTNL (netdev notifier,

@@ -316,6 +316,7 @@ static void mro_dealloc_driver(struct ib_device *ibdev)
 {
 	struct mro_dev *dev = to_mro_dev(ibdev);
 
+	mro_plane_detach_all(dev);
 	mutex_lock(&mro_dev_lock);
 	hash_del_rcu(&dev->ndev_node);
 	mutex_unlock(&mro_dev_lock);
@@ -351,6 +352,7 @@ static const struct ib_device_ops mro_dev_ops = {
 	.get_link_layer = mro_get_link_layer,
 	.query_pkey = mro_query_pkey,
 	.dealloc_driver = mro_dealloc_driver,
+	.device_group = &mro_plane_group,	/* "planes" (mro_plane.c) */
 };
 
 /* Restrack driver attributes (mro_debugfs.c), next to the verbs ops. */
@@ -539,6 +541,10 @@ static int mro_netdev_event(struct notifier_block *nb, unsigned long event,
 	default:
 		return NOTIFY_DONE;
 	}
+
+	/* an attached plane (not a primary): its own state only */
+	if (mro_plane_netdev_event(ndev, event))
+		return NOTIFY_DONE;
 
 	rcu_read_lock();
 	dev = mro_dev_get_by_netdev(ndev);

@@ -77,11 +77,16 @@ u16 mro_udp_dport(void)
 
 /* ---- receive ------------------------------------------------------------ */
 
-/* The device for a receiving netdev; VLAN uppers map to their real device. */
+/*
+ * The device for a receiving netdev: its primary or an attached plane;
+ * VLAN uppers map to their real device.
+ */
 static struct mro_dev *mro_rx_dev(const struct net_device *ndev)
 {
 	struct mro_dev *dev = mro_dev_get_by_netdev(ndev);
 
+	if (!dev)
+		dev = mro_plane_dev_get(ndev);
 	if (!dev && is_vlan_dev(ndev))
 		dev = mro_dev_get_by_netdev(vlan_dev_real_dev(ndev));
 	return dev;
