@@ -469,14 +469,13 @@ int mro_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	/* ib_sg_to_pages() set ibmr->iova and ->length for the mapped part */
 	mr->staged_shift = ilog2(ibmr->page_size);
 	mr->staged_iova = ibmr->iova;
-	mr->staged_length = ibmr->length;
 	return n;
 }
 
 int mro_mr_fast_reg(struct mro_mr *mr, u32 key, int access)
 {
+	u64 base, first, iova, length;
 	unsigned long flags;
-	u64 base;
 
 	if (mr->kind != MRO_MR_FAST_REG || MRO_KEY_INDEX(key) != mr->index)
 		return -EINVAL;
@@ -488,11 +487,21 @@ int mro_mr_fast_reg(struct mro_mr *mr, u32 key, int access)
 		spin_unlock_irqrestore(&mr->lock, flags);
 		return -EINVAL;
 	}
-	base = mr->staged_iova & ~(BIT_ULL(mr->staged_shift) - 1);
-	if (mr->staged_length &&
-	    (mr->staged_iova > U64_MAX - mr->staged_length ||
-	     ((mr->staged_iova + mr->staged_length - 1 - base) >>
-	      mr->staged_shift) >= mr->staged_n)) {
+	/*
+	 * The region is the one the ib_mr names when REG_MR runs: a ULP
+	 * may move iova after map_mr_sg (xprtrdma puts the RPC xid in its
+	 * upper 32 bits). The first byte stays at the mapped offset in the
+	 * first page of the list, so base is the iova of that page's start.
+	 */
+	iova = READ_ONCE(mr->ibmr.iova);
+	length = READ_ONCE(mr->ibmr.length);
+	first = mr->staged_iova & (BIT_ULL(mr->staged_shift) - 1);
+	base = iova - first;
+	if (iova < first ||
+	    (length &&
+	     (iova > U64_MAX - length ||
+	      ((iova + length - 1 - base) >> mr->staged_shift) >=
+	      mr->staged_n))) {
 		/* the map does not cover the region it claims */
 		spin_unlock_irqrestore(&mr->lock, flags);
 		return -EINVAL;
@@ -503,8 +512,8 @@ int mro_mr_fast_reg(struct mro_mr *mr, u32 key, int access)
 	mr->live_n = mr->staged_n;
 	mr->live_shift = mr->staged_shift;
 	mr->live_base = base;
-	mr->iova = mr->staged_iova;
-	mr->length = mr->staged_length;
+	mr->iova = iova;
+	mr->length = length;
 	mr->access = access;
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;

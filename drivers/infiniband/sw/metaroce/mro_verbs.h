@@ -142,11 +142,10 @@ struct mro_mr {
 	u32 staged_n;
 	u32 staged_shift;
 	u64 staged_iova;
-	u64 staged_length;
 	u64 *live_pages;
 	u32 live_n;
 	u32 live_shift;		/* log2(page size) */
-	u64 live_base;		/* iova rounded down to a page */
+	u64 live_base;		/* iova of the first mapped page's start */
 
 	struct rcu_head rcu;
 };
