@@ -57,7 +57,7 @@ spread=$(seq 49152 $((49152 + 511)) | fabric_routes | awk '{ n[$2]++ }
 	END { for (l = 0; l < 8; l++) printf "%d ", n[l]; print n["-"] + 0 }')
 diag "512 source ports per route l0..l7, then unroutable: $spread"
 min=$(echo "$spread" | awk '{ m = $1; for (i = 2; i <= 8; i++) if ($i < m) m = $i; print m }')
-[ $min -ge 32 ]
+[ "$min" -ge 32 ]
 ok $? "multipath hash: every route takes >= 32 of 512 ports (min $min)"
 
 stat_counter() {	# stat_counter NAME: mra's counter via rdma statistic

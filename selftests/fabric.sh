@@ -51,13 +51,11 @@ fabric_up() {
 		ip -n r1 addr add 198.18.$((30 + i)).1/24 dev l$i &&
 		ip -n r2 addr add 198.18.$((30 + i)).2/24 dev m$i &&
 		ip -n r1 link set l$i up && ip -n r2 link set m$i up || return 1
-		nh1+=(nexthop via 198.18.$((30 + i)).2 dev l$i)
-		nh2+=(nexthop via 198.18.$((30 + i)).1 dev m$i)
+		nh1+=(nexthop via "198.18.$((30 + i)).2" dev "l$i")
+		nh2+=(nexthop via "198.18.$((30 + i)).1" dev "m$i")
 	done
-	for i in "a va ra r1" "b vb rb r2"; do
-		set -- $i
-		ip -n "$1" link set "$2" up && ip -n "$4" link set "$3" up || return 1
-	done
+	ip -n a link set va up && ip -n r1 link set ra up &&
+	ip -n b link set vb up && ip -n r2 link set rb up || return 1
 	ip -n a route add default via 198.18.20.254 dev va &&
 	ip -n b route add default via 198.18.21.254 dev vb &&
 	ip -n r1 route add 198.18.21.0/24 "${nh1[@]}" &&
@@ -89,7 +87,9 @@ fabric_tx_all() {
 
 # fabric_delta "BEFORE" "AFTER": per-link difference of two fabric_tx_all
 fabric_delta() {
-	local -a b=($1) a=($2)
+	local -a b a
+	read -r -a b <<<"$1"
+	read -r -a a <<<"$2"
 	local i out=()
 	for ((i = 0; i < ${#a[@]}; i++)); do
 		out+=($((a[i] - b[i])))
