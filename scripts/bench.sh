@@ -13,7 +13,7 @@
 #   BENCH_SIZES (message bytes, default 4096:16384:65536:262144:1048576),
 #   BENCH_NVME_LOSSES (default 0:1), BENCH_NVME_SECONDS (fio seconds per
 #   point, default 8), BENCH_REPS (default 3), BENCH_MB (metaroce MiB per
-#   point, default 16), BENCH_SECONDS (rxe seconds per point, default 5),
+#   point, default 32), BENCH_SECONDS (rxe seconds per point, default 5),
 #   BENCH_DRIVERS (default "metaroce rxe").
 # Output: build/bench/results.json (schema: Documentation/benchmarks.rst),
 #   build/bench/<benchmark>.png, and tables on stdout.
@@ -41,7 +41,7 @@ losses=${BENCH_LOSSES:-0:0.1:0.5:1:2:5:10} reps=${BENCH_REPS:-3}
 reorder=${BENCH_REORDER:-none:jitter:reorder}
 sizes=${BENCH_SIZES:-4096:16384:65536:262144:1048576}
 nvme_losses=${BENCH_NVME_LOSSES:-0:1} nvme_secs=${BENCH_NVME_SECONDS:-8}
-mb=${BENCH_MB:-16} secs=${BENCH_SECONDS:-5}
+mb=${BENCH_MB:-32} secs=${BENCH_SECONDS:-5}
 drivers=${BENCH_DRIVERS:-metaroce rxe}
 if [ "$quick" = 1 ]; then
 	losses=0:1 reps=1 mb=${BENCH_MB:-8} drivers=metaroce only=loss
