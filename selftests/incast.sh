@@ -21,9 +21,9 @@
 #
 # usage: incast.sh [NS [MB_TOTAL]]   NS = sender counts joined by "+"
 #        (default 2+8+16), MB_TOTAL = MiB moved per round, split evenly
-#        among the senders (default 6).
-# Environment: INCAST_MBIT (default 4) bottleneck rate, INCAST_JAIN
-# (default 0.80) Jain bound with rate_hint on, INCAST_TIMEOUT (default 120)
+#        among the senders (default 16).
+# Environment: INCAST_MBIT (default 20) bottleneck rate, INCAST_JAIN
+# (default 0.90) Jain bound with rate_hint on, INCAST_TIMEOUT (default 300)
 # seconds per transfer.
 # shellcheck disable=SC2317  # helpers below run through check()
 cd "$(dirname "$0")/.." || exit 1
@@ -32,10 +32,10 @@ cd "$(dirname "$0")/.." || exit 1
 XFER_KO=${XFER_KO:-$(pick_xfer_ko)}
 # "+" separates the counts: vm-run.sh turns spaces into commas
 IFS=+ read -r -a NS <<<"${1:-2+8+16}"
-MB_TOTAL=${2:-6}
-MBIT=${INCAST_MBIT:-4}
-JAIN_MIN=${INCAST_JAIN:-0.80}
-TMO=${INCAST_TIMEOUT:-120}
+MB_TOTAL=${2:-16}
+MBIT=${INCAST_MBIT:-20}
+JAIN_MIN=${INCAST_JAIN:-0.90}
+TMO=${INCAST_TIMEOUT:-300}
 MAXSIZE=${INCAST_MAXSIZE:-1048576}
 NMAX=0
 for n in "${NS[@]}"; do [ "$n" -gt "$NMAX" ] && NMAX=$n; done
@@ -121,7 +121,6 @@ hint_updates() {	# sum over senders 1..N
 }
 # one line "vt1_rx ... vtN_rx vr_tx" from rt's /proc/net/dev, read through
 # a process parked in rt: no fork per sample (TCG guests are slow enough)
-RT_PID=""
 sample() {
 	local n=$1 line name rest f out="" i
 	local -A rx tx
