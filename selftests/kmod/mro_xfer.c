@@ -42,6 +42,9 @@ MODULE_PARM_DESC(total_mb, "payload to move in MiB, over all data phases");
 static uint max_size = 1 << 20;
 module_param(max_size, uint, 0444);
 MODULE_PARM_DESC(max_size, "largest message in bytes (<= 1 MiB)");
+static uint min_size = 1;
+module_param(min_size, uint, 0444);
+MODULE_PARM_DESC(min_size, "smallest message in bytes (= max_size: one size only)");
 static uint depth = 32;
 module_param(depth, uint, 0444);
 MODULE_PARM_DESC(depth, "outstanding work requests");
@@ -469,6 +472,17 @@ static const u32 xfer_sizes[] = {
 /* Messages per size before the phase moves on (small sizes are slow). */
 #define XFER_MSGS_PER_SIZE	1024
 
+/* At least one of xfer_sizes lies in [min_size, max_size]. */
+static bool xfer_sizes_in_range(void)
+{
+	unsigned int si;
+
+	for (si = 0; si < ARRAY_SIZE(xfer_sizes); si++)
+		if (xfer_sizes[si] >= min_size && xfer_sizes[si] <= max_size)
+			return true;
+	return false;
+}
+
 /*
  * Move budget bytes with one kind of operation: every size gets up to
  * XFER_MSGS_PER_SIZE messages (and at most its share of the budget), then
@@ -487,6 +501,8 @@ static void xfer_phase(struct xfer_ctx *x, enum xfer_kind kind, u64 budget)
 
 		if (size > max_size)
 			break;
+		if (size < min_size)
+			continue;
 		last = si;
 		n = min_t(u32, depth, XFER_BUF_SIZE / size);
 		n = clamp_t(u32, n, 1, XFER_MAX_DEPTH);
@@ -677,7 +693,7 @@ static int __init mro_xfer_init(void)
 	int ret;
 
 	if (depth < 1 || depth > XFER_MAX_DEPTH || max_size > (1 << 20) ||
-	    !max_size)
+	    !xfer_sizes_in_range())
 		return -EINVAL;
 	x = kzalloc(sizeof(*x), GFP_KERNEL);
 	if (!x)
