@@ -73,9 +73,9 @@ enum mro_counter {
 	MRO_CNT_SACK_GAPS,		/* receiver: a PSN arrived past a hole */
 	MRO_CNT_ECN_CE_RX,		/* receiver: packets with IP ECN = CE */
 	MRO_CNT_ECN_CE_ECHOED,		/* sender: CE marks the peer echoed */
-	MRO_CNT_RATE_HINT_UPDATES,	/* peer's rate hint changed (none sent yet) */
+	MRO_CNT_RATE_HINT_UPDATES,	/* peer's rate hint changed */
 	MRO_CNT_PATH_REPICKS,		/* failed path moved to a new source port */
-	MRO_CNT_PLANE_FAILOVERS,	/* always 0: one plane per device so far */
+	MRO_CNT_PLANE_FAILOVERS,	/* always 0: no sending over planes yet */
 	MRO_CNT_RETX_SKIPPED,		/* resend chosen, segment done: not sent */
 	/*
 	 * Receive drops by reason: MRO_CNT_DROP_FIRST + (reason - 1) for
