@@ -247,6 +247,11 @@ def col(o, d, x, key):
     return v.get("median") if isinstance(v, dict) else v
 
 
+def driver_rows(o, xs, key, first=float):
+    """One .dat row per x: first(x), then each driver's median of key."""
+    return [[first(x)] + [col(o, d, x, key) for d in DRIVERS] for x in xs]
+
+
 def plots(out_dir, res):
     term = "set terminal pngcairo size 900,560\n"
     for bench, o in res.items():
@@ -255,8 +260,7 @@ def plots(out_dir, res):
         xs = sorted({x for d in o["drivers"].values() for x in d}, key=xkey)
         if bench == "loss":
             write_dat(dat, "loss_pct metaroce rxe (fraction of lossless)",
-                      [[float(x)] + [col(o, d, x, "fraction_of_lossless") for d in DRIVERS]
-                       for x in xs])
+                      driver_rows(o, xs, "fraction_of_lossless"))
             gnuplot(term + f"""set output '{png}'
 set title 'Goodput under random loss, as a fraction of each driver''s lossless goodput'
 set xlabel 'netem loss (%)'; set ylabel 'goodput / lossless goodput'
@@ -269,8 +273,7 @@ e
 """)
         elif bench == "msgsize":
             write_dat(dat, "bytes metaroce rxe (fraction of best)",
-                      [[float(x)] + [col(o, d, x, "fraction_of_best") for d in DRIVERS]
-                       for x in xs])
+                      driver_rows(o, xs, "fraction_of_best"))
             gnuplot(term + f"""set output '{png}'
 set title 'Goodput by message size, as a fraction of each driver''s best size'
 set xlabel 'message size (bytes)'; set ylabel 'goodput / best goodput'
@@ -285,7 +288,7 @@ plot '{dat}' using 1:2 with linespoints lw 2 title 'metaroce', \\
                 "reorder": ("fraction_of_none", "goodput / goodput without delay"),
                 "cpu": ("cycles_per_byte", "guest cycles per byte (all guests)"),
             }.get(bench, ("fraction_of_lossless", "goodput / lossless goodput"))
-            rows = [['"%s"' % x] + [col(o, d, x, key) for d in DRIVERS] for x in xs]
+            rows = driver_rows(o, xs, key, lambda x: '"%s"' % x)
             write_dat(dat, "x metaroce rxe (%s)" % key, rows)
             # gnuplot refuses a histogram column without a single value
             have = [i for i in range(len(DRIVERS)) if any(r[i + 1] is not None for r in rows)]
