@@ -52,7 +52,7 @@ nvmet_target() {
 nvme_host_connect() {
 	modprobe nvme-rdma &&
 	timeout 120 nvme connect -t rdma -a "$1" -s 4420 -n "$NVME_NQN" &&
-	wait_for 30 nvme_has_dev
+	wait_for 90 nvme_has_dev
 }
 
 nvme_host_disconnect() {
