@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
 # mro-debug-args: 2 2
+# mro-debug-skip: 340 s of the CI budget for a rate test the debug kernel's CPU, not the bottleneck, limits; xfer.sh and counters.sh cover the CC and rate-hint code there
 #
 # N:1 incast through one bottleneck. N sender netns s1..sN, each with a
 # metaroce device mrsI on vsI (198.18.(40+I).2/24), are routed by netns rt
