@@ -1138,6 +1138,196 @@ static void mrt_conn_test_autosize(struct kunit *test)
 			MRT_PATH_PARKED);
 }
 
+/* Planes: path i on the (i mod P)-th usable plane; the usable set. */
+static void mrt_conn_test_plane_pick(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 8, 8, "fixed");
+	struct mrt_conn *c = &f->conn;
+	u16 i;
+
+	for (i = 0; i < 8; i++) {
+		KUNIT_EXPECT_EQ(test, mrt_plane_of_path(0x01, i), 0);
+		KUNIT_EXPECT_EQ(test, mrt_plane_of_path(0x03, i), i % 2);
+		KUNIT_EXPECT_EQ(test, mrt_plane_of_path(0x05, i), (i % 2) * 2);
+		KUNIT_EXPECT_EQ(test, mrt_plane_of_path(0x0e, i), 1 + i % 3);
+		KUNIT_EXPECT_EQ(test, mrt_plane_of_path(0x00, i), 0);
+		KUNIT_EXPECT_EQ(test, mrt_plane_of_path(0x80, i), 7);
+	}
+	/* a new connection: one plane, everything on plane 0 */
+	KUNIT_EXPECT_EQ(test, mrt_conn_usable_planes(c), 0x01);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, c->path_plane[i], 0);
+	/* up locally AND advertised by the peer */
+	c->planes_local = 0x07;
+	c->planes_peer = 0x0d;
+	KUNIT_EXPECT_EQ(test, mrt_conn_usable_planes(c), 0x05);
+	/* held planes are out, unless nothing else is left */
+	c->planes_held = 0x04;
+	KUNIT_EXPECT_EQ(test, mrt_conn_usable_planes(c), 0x01);
+	c->planes_held = 0x05;
+	KUNIT_EXPECT_EQ(test, mrt_conn_usable_planes(c), 0x05);
+	/* plane 0 is always part of both sets */
+	c->planes_held = 0;
+	KUNIT_EXPECT_EQ(test, mrt_conn_set_planes(c, 0x02, 0x02, 0), 0);
+	KUNIT_EXPECT_EQ(test, c->planes_local, 0x03);
+	KUNIT_EXPECT_EQ(test, c->planes_peer, 0x03);
+}
+
+/*
+ * Spreading and failover: a plane that leaves the set fails its paths
+ * (in-flight packets resent on the others, re-pick due), one that comes
+ * back only moves paths.
+ */
+static void mrt_conn_test_plane_failover(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 8, 8, "fixed");
+	struct mrt_conn *c = &f->conn;
+	struct mrt_tx_decision d;
+	u32 i, odd_inflight = 0;
+	u16 id, repicks = 0;
+
+	KUNIT_EXPECT_EQ(test, mrt_conn_set_planes(c, 0x03, 0x03, 0), 0);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, c->path_plane[i], i % 2);
+	KUNIT_EXPECT_EQ(test, c->repick_pending, 0ULL);
+	for (i = 0; i < 32; i++)
+		KUNIT_ASSERT_EQ(test, mrt_conn_next_tx(c, 0, i, &d),
+				MRT_TX_NEW);
+	for (i = 1; i < 8; i += 2)
+		odd_inflight += f->paths[i].tx.inflight;
+	KUNIT_EXPECT_GT(test, odd_inflight, 0U);
+
+	/* plane 1 down locally */
+	KUNIT_EXPECT_EQ(test, mrt_conn_set_planes(c, 0x01, 0x03, 10 * US), 4);
+	KUNIT_EXPECT_EQ(test, c->stats.plane_failovers, 4ULL);
+	for (i = 0; i < 8; i++) {
+		KUNIT_EXPECT_EQ(test, c->path_plane[i], 0);
+		if (i % 2) {
+			KUNIT_EXPECT_EQ(test, f->paths[i].tx.state,
+					MRT_PATH_FAILED);
+			KUNIT_EXPECT_EQ(test, f->paths[i].tx.inflight, 0);
+		} else {
+			KUNIT_EXPECT_EQ(test, f->paths[i].tx.state,
+					MRT_PATH_HEALTHY);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, c->retxq_len, odd_inflight);
+	while (mrt_conn_take_repick(c, 10 * US, &id)) {
+		KUNIT_EXPECT_EQ(test, id % 2, 1);
+		repicks++;
+	}
+	KUNIT_EXPECT_EQ(test, repicks, 4);
+	/* the same event again (peer's advertisement) moves nothing more */
+	KUNIT_EXPECT_EQ(test, mrt_conn_set_planes(c, 0x01, 0x01, 20 * US), 0);
+	KUNIT_EXPECT_EQ(test, c->stats.plane_failovers, 4ULL);
+
+	/* plane 1 back: paths move, nothing fails */
+	KUNIT_EXPECT_EQ(test, mrt_conn_set_planes(c, 0x03, 0x03, 30 * US), 0);
+	for (i = 0; i < 8; i++) {
+		KUNIT_EXPECT_EQ(test, c->path_plane[i], i % 2);
+		KUNIT_EXPECT_TRUE(test, mrt_path_usable(&f->paths[i]));
+	}
+	KUNIT_EXPECT_EQ(test, c->repick_pending, 0ULL);
+
+	/* the peer stops advertising plane 1: the same failover */
+	for (i = 0; i < 16; i++)
+		mrt_conn_next_tx(c, 40 * US, 100 + i, &d);
+	KUNIT_EXPECT_EQ(test, mrt_conn_set_planes(c, 0x03, 0x01, 50 * US), 4);
+	KUNIT_EXPECT_EQ(test, c->stats.plane_failovers, 8ULL);
+
+	/* parked paths move without failing */
+	KUNIT_EXPECT_EQ(test, mrt_conn_set_active(c, 2, 60 * US), 0);
+	KUNIT_EXPECT_EQ(test, mrt_conn_set_planes(c, 0x05, 0x05, 70 * US), 0);
+	KUNIT_EXPECT_EQ(test, c->path_plane[3], 2);
+	KUNIT_EXPECT_EQ(test, mrt_conn_set_planes(c, 0x01, 0x05, 80 * US), 1);
+	KUNIT_EXPECT_EQ(test, c->path_plane[1], 0);
+}
+
+/*
+ * A plane whose paths all fail by RTO (a black-holed fabric the netdev
+ * does not see) is held out for MRT_PLANE_HOLD_NS, then put back.
+ */
+static void mrt_conn_test_plane_rto_hold(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 4, 4, "fixed");
+	struct mrt_conn *c = &f->conn;
+	struct mrt_tx_decision d;
+	u64 now = 0, h = 0, dl;
+	u32 nr, rounds = 0;
+	u16 id, i;
+
+	mrt_conn_set_planes(c, 0x03, 0x03, 0);
+	while (mrt_conn_next_tx(c, now, h, &d) == MRT_TX_NEW)
+		h++;
+	/* paths 0 and 2 (plane 0) deliver, 1 and 3 (plane 1) do not */
+	while (!c->planes_held && rounds < 40) {
+		for (i = 0; i < 4; i += 2)
+			if (f->paths[i].tx.inflight)
+				mrt_conn_ack(c, i, f->paths[i].tx.next_psn, now,
+					     NULL, 0, f->acked, &nr);
+		dl = mrt_conn_next_deadline(c);
+		KUNIT_ASSERT_NE(test, dl, 0ULL);
+		now = max_t(u64, dl, now + US);
+		mrt_conn_on_timer(c, now);
+		while (mrt_conn_take_repick(c, now, &id))
+			;
+		while (mrt_conn_next_tx(c, now, h, &d) != MRT_TX_NONE)
+			if (d.kind == MRT_TX_NEW)
+				h++;
+		rounds++;
+	}
+	KUNIT_EXPECT_EQ(test, c->planes_held, 0x02);
+	KUNIT_EXPECT_EQ(test, c->stats.plane_failures, 1ULL);
+	KUNIT_EXPECT_GE(test, c->stats.plane_failovers, 0ULL);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, c->path_plane[i], 0);
+	KUNIT_EXPECT_EQ(test, mrt_conn_usable_planes(c), 0x01);
+	/* the hold is a timer deadline; when it runs out plane 1 is back */
+	dl = now + MRT_PLANE_HOLD_NS;
+	KUNIT_EXPECT_LE(test, mrt_conn_next_deadline(c), dl);
+	for (i = 0; i < 4; i++)
+		if (f->paths[i].tx.inflight)
+			mrt_conn_ack(c, i, f->paths[i].tx.next_psn, now, NULL, 0,
+				     f->acked, &nr);
+	while (mrt_conn_take_repick(c, now, &id))
+		;
+	mrt_conn_on_timer(c, dl);
+	KUNIT_EXPECT_EQ(test, c->planes_held, 0);
+	KUNIT_EXPECT_EQ(test, c->path_plane[1], 1);
+	KUNIT_EXPECT_EQ(test, c->path_plane[3], 1);
+	KUNIT_EXPECT_EQ(test, mrt_conn_usable_planes(c), 0x03);
+}
+
+/* One plane only: paths failing by RTO never take plane 0 out. */
+static void mrt_conn_test_plane_single(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 2, 2, "fixed");
+	struct mrt_conn *c = &f->conn;
+	struct mrt_tx_decision d;
+	u64 now = 0, dl;
+	u32 rounds = 0;
+	u16 id;
+
+	for (rounds = 0; rounds < 8; rounds++)
+		mrt_conn_next_tx(c, now, rounds, &d);
+	/* nothing is ever acknowledged */
+	for (rounds = 0; rounds < 60 && !c->stats.path_failures; rounds++) {
+		dl = mrt_conn_next_deadline(c);
+		KUNIT_ASSERT_NE(test, dl, 0ULL);
+		now = max_t(u64, dl, now + US);
+		mrt_conn_on_timer(c, now);
+		while (mrt_conn_next_tx(c, now, MRT_NO_HANDLE, &d) !=
+		       MRT_TX_NONE)
+			;
+	}
+	KUNIT_EXPECT_GT(test, c->stats.path_failures, 0ULL);
+	KUNIT_EXPECT_EQ(test, c->planes_held, 0);
+	KUNIT_EXPECT_EQ(test, c->stats.plane_failures, 0ULL);
+	KUNIT_EXPECT_EQ(test, c->stats.plane_failovers, 0ULL);
+	while (mrt_conn_take_repick(c, now, &id))
+		KUNIT_EXPECT_EQ(test, c->path_plane[id], 0);
+}
+
 static struct kunit_case mrt_conn_test_cases[] = {
 	KUNIT_CASE(mrt_conn_test_init),
 	KUNIT_CASE(mrt_conn_test_spray),
@@ -1160,6 +1350,10 @@ static struct kunit_case mrt_conn_test_cases[] = {
 	KUNIT_CASE(mrt_conn_test_sim_stalls),
 	KUNIT_CASE(mrt_conn_test_sim_dup_ackloss),
 	KUNIT_CASE(mrt_conn_test_sim_blackhole),
+	KUNIT_CASE(mrt_conn_test_plane_pick),
+	KUNIT_CASE(mrt_conn_test_plane_failover),
+	KUNIT_CASE(mrt_conn_test_plane_rto_hold),
+	KUNIT_CASE(mrt_conn_test_plane_single),
 	{}
 };
 

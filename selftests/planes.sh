@@ -6,8 +6,8 @@
 # Multiplane, attach part (Documentation/multiplane.rst): extra netdevs
 # attached to a device through /sys/class/infiniband/<dev>/planes, their
 # link state followed, detach on "del", on netdev delete and on device
-# delete; a verified transfer with planes attached (traffic still on
-# plane 0: sending on planes >= 1 is not built yet).
+# delete; a verified transfer with planes attached (spread over planes 0
+# and 1 since multiplane sending; selftests/multiplane.sh tests that).
 #
 # Topology (one guest): netns a / b, plane 0 va-vb 198.18.30.0/24,
 # plane 1 wa-wb 198.18.31.0/24, plane 2 ua-ub 198.18.32.0/24.

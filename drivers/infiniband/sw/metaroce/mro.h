@@ -75,7 +75,7 @@ enum mro_counter {
 	MRO_CNT_ECN_CE_ECHOED,		/* sender: CE marks the peer echoed */
 	MRO_CNT_RATE_HINT_UPDATES,	/* peer's rate hint changed */
 	MRO_CNT_PATH_REPICKS,		/* failed path moved to a new source port */
-	MRO_CNT_PLANE_FAILOVERS,	/* always 0: no sending over planes yet */
+	MRO_CNT_PLANE_FAILOVERS,	/* paths moved off a plane that left the set */
 	MRO_CNT_RETX_SKIPPED,		/* resend chosen, segment done: not sent */
 	/*
 	 * Receive drops by reason: MRO_CNT_DROP_FIRST + (reason - 1) for
@@ -114,6 +114,7 @@ struct mro_dev {
 	struct mro_net *mnet;		/* the netns's shared UDP sockets */
 	/* planes 1.. attached through sysfs (mro_plane.c); [0] is unused */
 	struct mro_plane planes[MRW_MAX_PLANES];
+	u32 plane_gen;			/* bumped on every plane change (RTNL) */
 
 	/*
 	 * Port state, mirrored from the netdev under RTNL (netdev notifier,

@@ -9,11 +9,14 @@
 #include <linux/jhash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
 
 #include "mro.h"
 #include "mro_net.h"
 #include "mro_verbs.h"
 #include "mro_conn.h"
+#include "mro_trace.h"
 
 unsigned int mro_paths = 8;
 module_param_named(paths, mro_paths, uint, 0644);
@@ -41,6 +44,17 @@ MODULE_PARM_DESC(tlp_min_us, "tail-loss probe floor in us (0: 50)");
 #define MRO_TOKEN_SALT		0x4d52544bU	/* "MRTK" */
 #define MRO_SPORT_SALT		0x4d525350U	/* "MRSP" */
 #define MRO_PSN_SALT		0x4d525053U	/* "MRPS" */
+
+/*
+ * PLANE_ADV is not sequenced: each change is advertised MRO_ADV_COPIES
+ * times, MRO_ADV_GAP_NS apart (a lost copy costs nothing but delay; the
+ * receiver replaces the peer's set with the newest copy it gets).
+ */
+#define MRO_ADV_COPIES		3
+#define MRO_ADV_GAP_NS		(50 * NSEC_PER_MSEC)
+
+/* skb->mark while queued: source port in bits 0-15, plane in 16-23. */
+#define MRO_MARK_PLANE_SHIFT	16
 
 static atomic64_t mro_dp_drops[MRT_DROP_NR_REASONS];
 
@@ -108,19 +122,28 @@ u16 mro_conn_sport(struct mro_conn *conn, u16 path_id)
 void mro_conn_unlock_xmit(struct mro_conn *conn)
 	__releases(&conn->lock)
 {
+	__be32 peer4[MRW_MAX_PLANES];
 	struct sk_buff_head q;
 	struct sk_buff *skb;
 	struct mro_dest dest;
+	int err;
 
 	__skb_queue_head_init(&q);
 	skb_queue_splice_init(&conn->txq, &q);
 	dest = conn->qp->dest;
+	memcpy(peer4, conn->peer_plane4, sizeof(peer4));
 	mro_conn_unlock(conn);
 	while ((skb = __skb_dequeue(&q))) {
 		u16 sport = (u16)skb->mark;
+		u8 plane = (u8)(skb->mark >> MRO_MARK_PLANE_SHIFT);
 
 		skb->mark = 0;
-		if (mro_xmit(conn->dev, skb, &dest.av, sport))
+		if (plane && plane < MRW_MAX_PLANES)
+			err = mro_xmit_plane(conn->dev, skb, &dest.av, sport,
+					     plane, peer4[plane]);
+		else
+			err = mro_xmit(conn->dev, skb, &dest.av, sport);
+		if (err)
 			conn->stats.tx_err++;	/* racy but only a statistic */
 	}
 }
@@ -196,8 +219,189 @@ struct sk_buff *mro_conn_alloc_skb(struct mro_conn *conn,
 	skb_reserve(skb, headroom);
 	skb_put_data(skb, hdr, len);
 	skb_reset_transport_header(skb);
-	skb->mark = mro_conn_sport(conn, pi->path_id);
+	skb->mark = mro_conn_sport(conn, pi->path_id) |
+		    (u32)conn->core.path_plane[pi->path_id % conn->nr_paths] <<
+		    MRO_MARK_PLANE_SHIFT;
 	return skb;
+}
+
+/* ---- planes (Documentation/multiplane.rst) -------------------------------- */
+
+/* Re-spread with new plane sets; count and trace the paths that moved. */
+void mro_conn_apply_planes(struct mro_conn *conn, u8 local, u8 peer, u64 now)
+{
+	u8 before[MRT_MAX_PATHS];
+	u16 i, moved;
+
+	memcpy(before, conn->core.path_plane, conn->nr_paths);
+	moved = mrt_conn_set_planes(&conn->core, local, peer, now);
+	if (moved)
+		mro_counter_add(conn->dev, MRO_CNT_PLANE_FAILOVERS, moved);
+	for (i = 0; i < conn->nr_paths; i++)
+		if (before[i] != conn->core.path_plane[i])
+			trace_mro_plane_move(&conn->dev->ibdev,
+					     conn->qp->ibqp.qp_num, i, before[i],
+					     conn->core.path_plane[i],
+					     conn->core.paths[i].tx.state ==
+					     MRT_PATH_FAILED);
+}
+
+/*
+ * The local plane set may have changed (RTS, or dev->plane_gen moved):
+ * re-spread, and advertise the new set when it differs from what the
+ * peer was told. A device that never had a plane up advertises nothing.
+ */
+void mro_conn_planes_update(struct mro_conn *conn, u64 now)
+{
+	u8 local;
+
+	conn->plane_gen = READ_ONCE(conn->dev->plane_gen);
+	if (conn->qp->dest.av.family != AF_INET)
+		return;		/* multiplane is IPv4 only */
+	local = mro_plane_tx_mask(conn->dev);
+	mro_conn_apply_planes(conn, local, conn->core.planes_peer, now);
+	if (local != conn->adv_mask && conn->tx_ready) {
+		conn->adv_mask = local;
+		conn->adv_left = MRO_ADV_COPIES;
+		conn->adv_at_ns = now;
+	}
+}
+
+/* Queue one PLANE_ADV copy (on plane 0, path 0) if one is due. */
+void mro_conn_send_adv(struct mro_conn *conn, u64 now)
+{
+	const struct mro_av *av = &conn->qp->dest.av;
+	struct mrt_pkt_info pi;
+	struct sk_buff *skb;
+	__be32 a;
+	u8 k;
+
+	if (!conn->adv_left || !conn->adv_at_ns || now < conn->adv_at_ns)
+		return;
+	conn->adv_left--;
+	conn->adv_at_ns = conn->adv_left ? now + MRO_ADV_GAP_NS : 0;
+	mro_conn_fill_bth(conn, &pi, MRW_OP_PLANE_ADV, MRO_STREAM_REQ, 0);
+	a = av->src.v4.sin_addr.s_addr;
+	if (!a)
+		a = inet_select_addr(conn->dev->ndev, av->dst.v4.sin_addr.s_addr,
+				     RT_SCOPE_UNIVERSE);
+	rcu_read_lock();
+	for (k = 0; k < MRW_MAX_PLANES; k++) {
+		struct mrt_wire_plane *e = &pi.planes[pi.num_planes];
+
+		if (k && !(conn->adv_mask & (1U << k)))
+			continue;
+		if (k)
+			a = mro_plane_addr4(conn->dev, k);
+		if (!a)
+			continue;
+		e->plane_id = k;
+		e->family = MRW_PLANE_AF_INET;
+		e->udp_port = mro_udp_dport();
+		memcpy(e->addr, &a, sizeof(a));
+		pi.num_planes++;
+	}
+	rcu_read_unlock();
+	if (!pi.num_planes || pi.planes[0].plane_id)
+		return;		/* no address of our own on plane 0 */
+	skb = mro_conn_alloc_skb(conn, &pi, 0);
+	if (!skb) {
+		conn->stats.tx_err++;
+		return;
+	}
+	skb->mark = mro_conn_sport(conn, 0);	/* always on plane 0 */
+	__skb_queue_tail(&conn->txq, skb);
+}
+
+/*
+ * A PLANE_ADV from the peer (token and QPN already checked). It must come
+ * from the connection's peer address and name it as plane 0; it replaces
+ * what the peer advertised before. The peer's IPv6 entries are ignored.
+ */
+enum mrt_drop_reason mro_conn_rx_adv(struct mro_conn *conn,
+				     const struct sk_buff *skb,
+				     const struct mrt_pkt_info *pi, u64 now)
+{
+	__be32 peer0 = conn->qp->dest.av.dst.v4.sin_addr.s_addr;
+	__be32 addrs[MRW_MAX_PLANES] = {};
+	u8 i, mask = 0;
+
+	if (conn->qp->dest.av.family != AF_INET ||
+	    ip_hdr(skb)->version != 4 || ip_hdr(skb)->saddr != peer0)
+		return MRT_DROP_BAD_PLANE;
+	for (i = 0; i < pi->num_planes && i < MRW_MAX_PLANES; i++) {
+		const struct mrt_wire_plane *e = &pi->planes[i];
+		__be32 a;
+
+		if (e->family != MRW_PLANE_AF_INET)
+			continue;
+		memcpy(&a, e->addr, sizeof(a));
+		if (!a)
+			continue;
+		addrs[e->plane_id] = a;
+		mask |= 1U << e->plane_id;
+	}
+	if (!(mask & 1) || addrs[0] != peer0)
+		return MRT_DROP_BAD_PLANE;
+	memcpy(conn->peer_plane4, addrs, sizeof(addrs));
+	mro_conn_apply_planes(conn, conn->core.planes_local, mask, now);
+	/*
+	 * The peer's first word: it may have missed ours (sent before its QP
+	 * was ready) and sends on our planes from now on, so a copy goes out
+	 * at once, queued ahead of any packet on a plane >= 1.
+	 */
+	if (!conn->peer_adv_seen) {
+		conn->peer_adv_seen = true;
+		if (conn->tx_ready && conn->adv_mask != 1) {
+			conn->adv_left = max_t(u8, conn->adv_left, 1);
+			conn->adv_at_ns = now;
+		}
+	}
+	return MRT_DROP_NONE;
+}
+
+/*
+ * Anti-hijack: a packet that arrived on a plane >= 1 must come from one
+ * of the addresses the peer advertised.
+ */
+bool mro_conn_from_peer_plane(const struct mro_conn *conn,
+			      const struct sk_buff *skb)
+{
+	__be32 saddr;
+	u8 k;
+
+	if (ip_hdr(skb)->version != 4)
+		return false;
+	saddr = ip_hdr(skb)->saddr;
+	for (k = 0; k < MRW_MAX_PLANES; k++)
+		if ((conn->core.planes_peer & (1U << k)) &&
+		    conn->peer_plane4[k] == saddr)
+			return true;
+	return false;
+}
+
+void mro_conn_planes_kick(struct mro_dev *dev)
+{
+	struct mro_qp *qp;
+	unsigned long qpn;
+
+	if (!dev->res_ready)
+		return;
+	rcu_read_lock();
+	xa_for_each(&dev->res.qp_xa, qpn, qp) {
+		struct mro_conn *conn = rcu_dereference(qp->conn);
+
+		if (!conn || qp->type != IB_QPT_RC)
+			continue;
+		mro_conn_lock(conn);
+		if (!conn->dead && conn->tx_ready) {
+			conn->timer_at = mro_now_ns();
+			hrtimer_start(&conn->timer, ns_to_ktime(conn->timer_at),
+				      HRTIMER_MODE_ABS_SOFT);
+		}
+		mro_conn_unlock(conn);
+	}
+	rcu_read_unlock();
 }
 
 static void mro_conn_free(struct mro_conn *conn)
@@ -268,6 +472,7 @@ static int mro_conn_create(struct mro_qp *qp)
 	conn->nr_paths = npaths;
 	conn->mtu = mro_conn_mtu(qp);
 	conn->fatal_status = -1;
+	conn->adv_mask = 1;
 	conn->sq_size = qp->sq.size;
 	conn->tx_depth = roundup_pow_of_two(max_t(u32, qp->sq.size, 64));
 	conn->rx_window = conn->tx_depth;
@@ -359,6 +564,7 @@ static void mro_conn_start_tx(struct mro_conn *conn)
 		conn->sq_admit = qp->sq.cons;
 		conn->sq_done = qp->sq.cons;
 		conn->tx_ready = true;
+		mro_conn_planes_update(conn, conn->last_progress_ns);
 	}
 	mro_conn_unlock_xmit(conn);
 }

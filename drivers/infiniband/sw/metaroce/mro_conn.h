@@ -122,6 +122,14 @@ struct mro_conn {
 	u16 sport[MRT_MAX_PATHS];
 	u16 sport_gen[MRT_MAX_PATHS];
 
+	/* planes (Documentation/multiplane.rst), IPv4 connections only */
+	u32 plane_gen;		/* dev->plane_gen last applied */
+	u8 adv_mask;		/* local planes we advertised (1: none yet) */
+	u8 adv_left;		/* PLANE_ADV copies still to send */
+	bool peer_adv_seen;	/* the peer's first PLANE_ADV arrived */
+	u64 adv_at_ns;		/* next PLANE_ADV copy due, 0 = none */
+	__be32 peer_plane4[MRW_MAX_PLANES];	/* peer's address per plane */
+
 	struct mrt_conn core;
 	struct mrt_path *paths;
 	struct mrt_retx_ent *retxq;
@@ -178,6 +186,11 @@ void mro_conn_destroy(struct mro_qp *qp);
 /* From mro_qp_kick_sq(): new WQEs on the SQ. */
 void mro_req_kick(struct mro_qp *qp);
 
+/* ---- hook called by the plane code (mro_plane.c), RTNL held -------------- */
+
+/* dev->plane_gen changed: every connection applies it soon (its timer). */
+void mro_conn_planes_kick(struct mro_dev *dev);
+
 /* ---- hook called by the device code (mro_rcv) ---------------------------- */
 
 /* Receive one packet; skb->data at the transport header. Consumes skb. */
@@ -217,6 +230,16 @@ u16 mro_conn_sport(struct mro_conn *conn, u16 path_id);
 void mro_conn_new_sport(struct mro_conn *conn, u16 path_id);
 void mro_conn_fill_bth(struct mro_conn *conn, struct mrt_pkt_info *pi,
 		       u8 opcode, u16 stream, u16 path_id);
+
+/* planes, under the lock (mro_conn.c) */
+void mro_conn_planes_update(struct mro_conn *conn, u64 now);
+void mro_conn_apply_planes(struct mro_conn *conn, u8 local, u8 peer, u64 now);
+void mro_conn_send_adv(struct mro_conn *conn, u64 now);
+enum mrt_drop_reason mro_conn_rx_adv(struct mro_conn *conn,
+				     const struct sk_buff *skb,
+				     const struct mrt_pkt_info *pi, u64 now);
+bool mro_conn_from_peer_plane(const struct mro_conn *conn,
+			      const struct sk_buff *skb);
 
 /* mro_req.c */
 void mro_req_push(struct mro_conn *conn);

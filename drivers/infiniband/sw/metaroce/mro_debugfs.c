@@ -130,6 +130,18 @@ static int mro_dbg_qps_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(mro_dbg_qps);
 
+/* The netdev of plane k, under RCU ("-": detached meanwhile). */
+static const char *mro_dbg_plane_name(struct mro_dev *dev, const char *netdev,
+				      u8 k)
+{
+	struct net_device *ndev;
+
+	if (!k || k >= MRW_MAX_PLANES)
+		return netdev;
+	ndev = READ_ONCE(dev->planes[k].ndev);
+	return ndev ? ndev->name : "-";
+}
+
 static int mro_dbg_paths_show(struct seq_file *s, void *unused)
 {
 	struct mro_dev *dev = s->private;
@@ -149,9 +161,11 @@ static int mro_dbg_paths_show(struct seq_file *s, void *unused)
 		for (i = 0; i < n; i++) {
 			const struct mrt_path *p = &conn->paths[i];
 			const struct mrt_path_tx *tx = &p->tx;
+			u8 k = READ_ONCE(conn->core.path_plane[i]);
 
 			seq_printf(s, "%lu %u %u %s %s %u %u %u %u %u %llu %llu %llu %llu %llu %llu\n",
-				   qpn, i, READ_ONCE(conn->sport[i]), netdev,
+				   qpn, i, READ_ONCE(conn->sport[i]),
+				   mro_dbg_plane_name(dev, netdev, k),
 				   mro_dbg_path_state(READ_ONCE(tx->state)),
 				   READ_ONCE(tx->srtt_ns) / 1000,
 				   READ_ONCE(tx->rttvar_ns) / 1000,
@@ -182,7 +196,7 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	struct mro_conn *conn;
 	unsigned int i, n, active = 0;
 	u64 qwnd = 0, inflight = 0;
-	char name[8], val[96];
+	char name[8], val[128];
 	int err = -EMSGSIZE;
 
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
@@ -224,13 +238,14 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 
 		snprintf(name, sizeof(name), "p%u", i);
 		snprintf(val, sizeof(val),
-			 "sport:%u,%s,srtt_us:%u,pwnd:%u,inflight:%u,retx:%llu,ce:%llu",
+			 "sport:%u,%s,srtt_us:%u,pwnd:%u,inflight:%u,retx:%llu,ce:%llu,plane:%u",
 			 READ_ONCE(conn->sport[i]),
 			 mro_dbg_path_state(READ_ONCE(tx->state)),
 			 READ_ONCE(tx->srtt_ns) / 1000, READ_ONCE(p->cc.pwnd),
 			 READ_ONCE(tx->inflight),
 			 READ_ONCE(tx->stats.retransmits),
-			 READ_ONCE(tx->stats.ce));
+			 READ_ONCE(tx->stats.ce),
+			 READ_ONCE(conn->core.path_plane[i]));
 		if (rdma_nl_put_driver_string(msg, name, val))
 			goto out;
 	}

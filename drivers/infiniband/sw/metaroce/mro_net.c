@@ -436,7 +436,8 @@ static int mro_xmit_local4(struct mro_dev *dev, struct net_device *owner,
 }
 
 static int mro_xmit4(struct mro_dev *dev, struct sk_buff *skb,
-		     const struct mro_av *av, __be16 sport, __be16 dport)
+		     const struct mro_av *av, __be16 sport, __be16 dport,
+		     int oif)
 {
 	__be32 daddr = av->dst.v4.sin_addr.s_addr;
 	struct net_device *owner;
@@ -459,7 +460,7 @@ static int mro_xmit4(struct mro_dev *dev, struct sk_buff *skb,
 	rcu_read_unlock();
 
 	memset(&fl4, 0, sizeof(fl4));
-	fl4.flowi4_oif = dev->ndev->ifindex;	/* stay on our plane */
+	fl4.flowi4_oif = oif;			/* stay on our plane */
 	fl4.flowi4_proto = IPPROTO_UDP;
 	fl4.flowi4_tos = RT_TOS(tos);
 	fl4.daddr = daddr;
@@ -635,7 +636,8 @@ int mro_xmit(struct mro_dev *dev, struct sk_buff *skb,
 
 	switch (av->family) {
 	case AF_INET:
-		return mro_xmit4(dev, skb, av, sport, dport);
+		return mro_xmit4(dev, skb, av, sport, dport,
+				 dev->ndev->ifindex);
 	case AF_INET6:
 		return mro_xmit6(dev, skb, av, sport, dport);
 	default:
@@ -643,6 +645,22 @@ int mro_xmit(struct mro_dev *dev, struct sk_buff *skb,
 		kfree_skb(skb);
 		return -EAFNOSUPPORT;
 	}
+}
+
+int mro_xmit_plane(struct mro_dev *dev, struct sk_buff *skb,
+		   const struct mro_av *av, u16 src_port, unsigned int k,
+		   __be32 daddr)
+{
+	int oif = mro_plane_ifindex(dev, k);
+	struct mro_av pav;
+
+	if (!oif || !daddr || av->family != AF_INET)
+		return mro_xmit(dev, skb, av, src_port);
+	pav = *av;
+	pav.src.v4.sin_addr.s_addr = 0;	/* the route picks oif's address */
+	pav.dst.v4.sin_addr.s_addr = daddr;
+	return mro_xmit4(dev, skb, &pav, htons(src_port), htons(udp_port),
+			 oif);
 }
 
 /* ---- module ------------------------------------------------------------- */

@@ -67,6 +67,14 @@ unsigned int mro_tx_headroom(const struct mro_dev *dev);
  */
 int mro_xmit(struct mro_dev *dev, struct sk_buff *skb,
 	     const struct mro_av *av, u16 src_port);
+/*
+ * The same out of plane k's netdev (k >= 1, IPv4): from that netdev's
+ * address to daddr (the peer's plane-k address). Falls back to mro_xmit()
+ * when plane k is not up or either address is missing.
+ */
+int mro_xmit_plane(struct mro_dev *dev, struct sk_buff *skb,
+		   const struct mro_av *av, u16 src_port, unsigned int k,
+		   __be32 daddr);
 
 /*
  * Receive one packet for dev: skb->data points at our transport header

@@ -20,6 +20,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "mro.h"
+#include "mro_conn.h"
 #include "mro_plane.h"
 
 #define MRO_PLANE_HASH_BITS	6
@@ -48,6 +49,55 @@ static struct mro_plane *mro_plane_find_rtnl(const struct net_device *ndev)
 	return NULL;
 }
 
+__be32 mro_plane_addr4(struct mro_dev *dev, unsigned int k)
+{
+	struct net_device *ndev;
+	struct in_device *in_dev;
+	struct in_ifaddr *ifa;
+
+	if (!k || k >= MRW_MAX_PLANES)
+		return 0;
+	ndev = READ_ONCE(dev->planes[k].ndev);
+	in_dev = ndev ? __in_dev_get_rcu(ndev) : NULL;
+	ifa = in_dev ? rcu_dereference(in_dev->ifa_list) : NULL;
+	return ifa ? ifa->ifa_local : 0;
+}
+
+u8 mro_plane_tx_mask(struct mro_dev *dev)
+{
+	unsigned int k;
+	u8 mask = 1;
+
+	rcu_read_lock();
+	for (k = 1; k < MRW_MAX_PLANES; k++)
+		if (READ_ONCE(dev->planes[k].up) && mro_plane_addr4(dev, k))
+			mask |= 1U << k;
+	rcu_read_unlock();
+	return mask;
+}
+
+int mro_plane_ifindex(struct mro_dev *dev, unsigned int k)
+{
+	struct net_device *ndev;
+	int ifindex = 0;
+
+	if (!k || k >= MRW_MAX_PLANES)
+		return 0;
+	rcu_read_lock();
+	ndev = READ_ONCE(dev->planes[k].ndev);
+	if (ndev && READ_ONCE(dev->planes[k].up))
+		ifindex = ndev->ifindex;
+	rcu_read_unlock();
+	return ifindex;
+}
+
+/* The plane set changed: every connection re-spreads and re-advertises. */
+static void mro_plane_changed(struct mro_dev *dev)
+{
+	WRITE_ONCE(dev->plane_gen, dev->plane_gen + 1);
+	mro_conn_planes_kick(dev);
+}
+
 static void mro_plane_sync(struct mro_plane *p)
 {
 	bool up = netif_running(p->ndev) && netif_carrier_ok(p->ndev);
@@ -58,6 +108,7 @@ static void mro_plane_sync(struct mro_plane *p)
 	WRITE_ONCE(p->changed_ns, ktime_get_ns());
 	ibdev_info(&p->dev->ibdev, "plane %u (%s) %s\n", p->id,
 		   p->ndev->name, up ? "up" : "down");
+	mro_plane_changed(p->dev);
 }
 
 static int mro_plane_attach(struct mro_dev *dev, struct net_device *ndev)
@@ -97,7 +148,7 @@ static int mro_plane_attach(struct mro_dev *dev, struct net_device *ndev)
 	return 0;
 }
 
-static void mro_plane_detach(struct mro_plane *p)
+static void mro_plane_detach(struct mro_plane *p, bool kick)
 {
 	struct net_device *ndev = p->ndev;
 
@@ -110,6 +161,8 @@ static void mro_plane_detach(struct mro_plane *p)
 	ibdev_info(&p->dev->ibdev, "plane %u: %s detached\n", p->id,
 		   ndev->name);
 	netdev_put(ndev, &p->tracker);
+	if (kick)
+		mro_plane_changed(p->dev);
 }
 
 bool mro_plane_netdev_event(struct net_device *ndev, unsigned long event)
@@ -119,7 +172,7 @@ bool mro_plane_netdev_event(struct net_device *ndev, unsigned long event)
 	if (!p)
 		return false;
 	if (event == NETDEV_UNREGISTER)
-		mro_plane_detach(p);	/* deleted or moved to another netns */
+		mro_plane_detach(p, true);	/* deleted or moved away */
 	else
 		mro_plane_sync(p);
 	return true;
@@ -132,7 +185,7 @@ void mro_plane_detach_all(struct mro_dev *dev)
 	rtnl_lock();
 	for (i = 1; i < MRW_MAX_PLANES; i++)
 		if (dev->planes[i].ndev)
-			mro_plane_detach(&dev->planes[i]);
+			mro_plane_detach(&dev->planes[i], false);
 	rtnl_unlock();
 }
 
@@ -196,7 +249,7 @@ static ssize_t planes_store(struct device *device,
 		p = mro_plane_find_rtnl(ndev);
 		err = p && p->dev == dev ? 0 : -ENOENT;
 		if (!err)
-			mro_plane_detach(p);
+			mro_plane_detach(p, true);
 	} else {
 		err = -EINVAL;
 	}

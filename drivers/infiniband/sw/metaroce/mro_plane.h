@@ -43,6 +43,16 @@ struct mro_dev *mro_plane_dev_get(const struct net_device *ndev);
  */
 bool mro_plane_netdev_event(struct net_device *ndev, unsigned long event);
 
+/*
+ * Planes usable for sending: bit 0 always, bit k when plane k is
+ * attached, up and has an IPv4 address. Any context.
+ */
+u8 mro_plane_tx_mask(struct mro_dev *dev);
+/* First IPv4 address of plane k (k >= 1), 0 if none. Caller holds RCU. */
+__be32 mro_plane_addr4(struct mro_dev *dev, unsigned int k);
+/* ifindex of plane k's netdev if it is up, else 0. Any context. */
+int mro_plane_ifindex(struct mro_dev *dev, unsigned int k);
+
 /* From dealloc_driver: detach every plane. Takes RTNL. */
 void mro_plane_detach_all(struct mro_dev *dev);
 

@@ -505,6 +505,9 @@ static bool mro_req_build_batch(struct mro_conn *conn)
 	u64 now = mro_now_ns();
 	int n;
 
+	if (READ_ONCE(conn->dev->plane_gen) != conn->plane_gen)
+		mro_conn_planes_update(conn, now);
+	mro_conn_send_adv(conn, now);
 	mro_req_repick(conn, now);
 	for (n = 0; n < MRO_PUSH_BUDGET; n++) {
 		bool have = mrt_msg_tx_peek(&conn->msg_tx, &seg);

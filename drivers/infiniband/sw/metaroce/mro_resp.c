@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/if_vlan.h>
 #include <net/inet_ecn.h>
 
 #include "mro.h"
@@ -591,7 +592,8 @@ static bool mro_skb_ce(const struct sk_buff *skb)
 
 static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 					    struct sk_buff *skb,
-					    const struct mrt_pkt_info *pi)
+					    const struct mrt_pkt_info *pi,
+					    bool on_plane)
 {
 	struct ib_wc wc[MRO_RWC_BATCH];
 	u32 rx_flags = 0;
@@ -620,6 +622,10 @@ static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 		why = MRT_DROP_BAD_PATH;
 		goto unlock;
 	}
+	if (on_plane && !mro_conn_from_peer_plane(conn, skb)) {
+		why = MRT_DROP_BAD_PLANE;	/* not from the peer's planes */
+		goto unlock;
+	}
 	conn->stats.rx_pkts++;
 	switch (pi->opcode) {
 	case MRW_OP_ACK:
@@ -645,13 +651,16 @@ static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 	case MRW_OP_FETCH_ADD:
 		why = mro_resp_request(conn, skb, pi, rx_flags, now);
 		break;
+	case MRW_OP_PLANE_ADV:
+		why = mro_conn_rx_adv(conn, skb, pi, now);
+		break;
 	default:
-		why = MRT_DROP_BAD_OPCODE;	/* PLANE_ADV: not used yet */
+		why = MRT_DROP_BAD_OPCODE;
 		break;
 	}
 	/* data for us (not ACKs/NAKs): the fair share counts it */
 	if (why == MRT_DROP_NONE && pi->opcode != MRW_OP_ACK &&
-	    pi->opcode != MRW_OP_NAK)
+	    pi->opcode != MRW_OP_NAK && pi->opcode != MRW_OP_PLANE_ADV)
 		mro_rate_rx(conn, skb->len, now);
 	if (why == MRT_DROP_NONE && (pi->flags & MRW_F_ACK) &&
 	    pi->opcode != MRW_OP_ACK)
@@ -684,6 +693,20 @@ unlock:
 send_cqes:
 	mro_comp_run(conn);
 	return why;
+}
+
+/*
+ * Did the packet arrive on an attached plane (not the primary netdev, a
+ * VLAN on it, or local delivery, which always names the primary)?
+ */
+static bool mro_rx_on_plane(const struct mro_dev *dev,
+			    const struct sk_buff *skb)
+{
+	const struct net_device *in = skb->dev;
+
+	if (!in || in == dev->ndev)
+		return false;
+	return !(is_vlan_dev(in) && vlan_dev_real_dev(in) == dev->ndev);
 }
 
 /*
@@ -740,7 +763,7 @@ void mro_dp_rcv(struct mro_dev *dev, struct sk_buff *skb)
 		why = MRT_DROP_BAD_TOKEN;
 	} else {
 		/* counted per connection inside */
-		mro_dp_conn_rcv(conn, skb, pi);
+		mro_dp_conn_rcv(conn, skb, pi, mro_rx_on_plane(dev, skb));
 		why = MRT_DROP_NONE;
 	}
 	rcu_read_unlock();

@@ -44,6 +44,8 @@ void mro_timer_rearm_locked(struct mro_conn *conn, u64 now)
 			dl = now;
 		at = mro_min_deadline(at, dl);
 	}
+	if (conn->tx_ready && conn->adv_at_ns)
+		at = mro_min_deadline(at, conn->adv_at_ns);
 	if (conn->tx_ready && conn->retry_ns && mro_conn_outstanding(conn))
 		at = mro_min_deadline(at, conn->last_progress_ns +
 				      conn->retry_ns);
@@ -65,6 +67,7 @@ struct mro_path_snap {
 	u8 state;
 	u8 rtos;		/* low byte of stats.rtos: at most one per call */
 	u8 backoff;
+	u8 plane;
 };
 
 /* Run the core's RTO / probe timers; count and trace what they fired. */
@@ -72,6 +75,7 @@ static void mro_timer_run_core(struct mro_conn *conn, u64 now)
 {
 	struct mro_path_snap snap[MRT_MAX_PATHS];
 	u16 i, nr = min_t(u16, conn->core.max_paths, MRT_MAX_PATHS);
+	u64 failovers = conn->core.stats.plane_failovers;
 	u32 qpn = conn->qp->ibqp.qp_num;
 	u32 lost;
 
@@ -82,8 +86,13 @@ static void mro_timer_run_core(struct mro_conn *conn, u64 now)
 		snap[i].rtos = (u8)tx->stats.rtos;
 		snap[i].backoff = tx->backoff;
 		snap[i].losses = (u32)tx->stats.losses;
+		snap[i].plane = conn->core.path_plane[i];
 	}
 	mrt_conn_on_timer(&conn->core, now);
+	/* a plane whose paths all failed was taken out (or came back) */
+	if (conn->core.stats.plane_failovers != failovers)
+		mro_counter_add(conn->dev, MRO_CNT_PLANE_FAILOVERS,
+				conn->core.stats.plane_failovers - failovers);
 	for (i = 0; i < nr; i++) {
 		const struct mrt_path_tx *tx = &conn->paths[i].tx;
 
@@ -105,6 +114,11 @@ static void mro_timer_run_core(struct mro_conn *conn, u64 now)
 			trace_mro_path_state(&conn->dev->ibdev, qpn, i,
 					     mro_conn_sport(conn, i),
 					     snap[i].state, tx->state);
+		if (conn->core.path_plane[i] != snap[i].plane)
+			trace_mro_plane_move(&conn->dev->ibdev, qpn, i,
+					     snap[i].plane,
+					     conn->core.path_plane[i],
+					     tx->state == MRT_PATH_FAILED);
 	}
 }
 

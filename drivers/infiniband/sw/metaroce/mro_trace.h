@@ -151,6 +151,26 @@ TRACE_EVENT(mro_repick,
 		      __get_str(dev), __entry->qpn, __entry->path,
 		      __entry->old_sport, __entry->new_sport, __entry->lost)
 );
+TRACE_EVENT(mro_plane_move,
+	    TP_PROTO(struct ib_device *ibdev, u32 qpn, u16 path, u8 old_plane,
+		     u8 new_plane, bool failed),
+	    TP_ARGS(ibdev, qpn, path, old_plane, new_plane, failed),
+	    TP_STRUCT__entry(__string(dev, dev_name(&ibdev->dev))
+			     __field(u32, qpn)
+			     __field(u16, path)
+			     __field(u8, old_plane)
+			     __field(u8, new_plane)
+			     __field(bool, failed)),
+	    TP_fast_assign(__assign_str(dev, dev_name(&ibdev->dev));
+			   __entry->qpn = qpn;
+			   __entry->path = path;
+			   __entry->old_plane = old_plane;
+			   __entry->new_plane = new_plane;
+			   __entry->failed = failed;),
+	    TP_printk("dev=%s qpn=%u path=%u old_plane=%u new_plane=%u failed=%u",
+		      __get_str(dev), __entry->qpn, __entry->path,
+		      __entry->old_plane, __entry->new_plane, __entry->failed)
+);
 #endif /* MRO_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

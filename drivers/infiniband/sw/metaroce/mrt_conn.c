@@ -26,6 +26,8 @@ int mrt_conn_init(struct mrt_conn *c, const struct mrt_conn_cfg *cfg)
 	c->cc = cfg->cc ? cfg->cc : mrt_cc_default();
 	c->retxq = cfg->retxq;
 	c->retxq_cap = cfg->retxq_cap;
+	c->planes_local = 1;
+	c->planes_peer = 1;
 	for (i = 0; i < c->max_paths; i++) {
 		struct mrt_path *p = &c->paths[i];
 
@@ -543,12 +545,131 @@ u64 mrt_conn_next_deadline(const struct mrt_conn *c)
 			if (t[k] && (!next || t[k] < next))
 				next = t[k];
 	}
+	for (i = 0; i < MRT_MAX_PLANES; i++)
+		if ((c->planes_held & (1U << i)) &&
+		    (!next || c->plane_hold_until[i] < next))
+			next = c->plane_hold_until[i];
 	return next;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_next_deadline, METAROCE_CORE);
 
+/* ---------------------------------------------------------- planes -- */
+
+static u8 mrt_planes_count(u8 mask)
+{
+	u8 n = 0;
+
+	for (; mask; mask &= mask - 1)
+		n++;
+	return n;
+}
+
+u8 mrt_conn_usable_planes(const struct mrt_conn *c)
+{
+	u8 both = c->planes_local & c->planes_peer;
+
+	if (both & ~c->planes_held)
+		return both & ~c->planes_held;
+	return both ? both : 1;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_conn_usable_planes, METAROCE_CORE);
+
+u8 mrt_plane_of_path(u8 usable, u16 path_id)
+{
+	u8 n = mrt_planes_count(usable), k, skip;
+
+	if (!n)
+		return 0;
+	skip = path_id % n;
+	for (k = 0; k < MRT_MAX_PLANES; k++) {
+		if (!(usable & (1U << k)))
+			continue;
+		if (!skip--)
+			return k;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_plane_of_path, METAROCE_CORE);
+
+u16 mrt_conn_spread(struct mrt_conn *c, u64 now_ns)
+{
+	u8 usable = mrt_conn_usable_planes(c);
+	u16 i, moved = 0;
+
+	for (i = 0; i < c->max_paths; i++) {
+		u8 old = c->path_plane[i];
+		u8 want = mrt_plane_of_path(usable, i);
+
+		if (want == old)
+			continue;
+		c->path_plane[i] = want;
+		if (usable & (1U << old) || i >= c->nr_active)
+			continue;	/* a live plane, or no traffic: just move */
+		/* its plane is gone: what it had in flight goes elsewhere */
+		mrt_conn_fail_path(c, i, now_ns);
+		moved++;
+	}
+	c->stats.plane_failovers += moved;
+	return moved;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_conn_spread, METAROCE_CORE);
+
+u16 mrt_conn_set_planes(struct mrt_conn *c, u8 local, u8 peer, u64 now_ns)
+{
+	c->planes_local = local | 1;	/* plane 0 is the connection itself */
+	c->planes_peer = peer | 1;
+	return mrt_conn_spread(c, now_ns);
+}
+EXPORT_SYMBOL_NS_GPL(mrt_conn_set_planes, METAROCE_CORE);
+
+/* Did every active path on plane k fail by RTO within the hold time? */
+static bool mrt_conn_plane_dead(const struct mrt_conn *c, u8 k, u64 now_ns)
+{
+	u16 i, on = 0;
+
+	for (i = 0; i < c->nr_active; i++) {
+		if (c->path_plane[i] != k)
+			continue;
+		on++;
+		if (!(c->path_failed_mask & (1ULL << i)) ||
+		    now_ns - c->path_fail_ns[i] > MRT_PLANE_HOLD_NS)
+			return false;
+	}
+	return on > 0;
+}
+
+/* Holds that ran out; planes whose paths all failed (failed: this run). */
+static void mrt_conn_check_planes(struct mrt_conn *c, u64 now_ns, u64 failed)
+{
+	bool changed = false;
+	u8 k, usable;
+
+	for (k = 0; k < MRT_MAX_PLANES; k++) {
+		if ((c->planes_held & (1U << k)) &&
+		    now_ns >= c->plane_hold_until[k]) {
+			c->planes_held &= ~(1U << k);
+			changed = true;
+		}
+	}
+	usable = mrt_conn_usable_planes(c);
+	for (k = 0; failed && k < MRT_MAX_PLANES; k++) {
+		/* never the last usable plane: nowhere else to go */
+		if (!(usable & (1U << k)) || mrt_planes_count(usable) < 2 ||
+		    !mrt_conn_plane_dead(c, k, now_ns))
+			continue;
+		c->planes_held |= 1U << k;
+		c->plane_hold_until[k] = now_ns + MRT_PLANE_HOLD_NS;
+		c->stats.plane_failures++;
+		usable &= ~(1U << k);
+		changed = true;
+	}
+	if (changed)
+		mrt_conn_spread(c, now_ns);
+}
+
 u64 mrt_conn_on_timer(struct mrt_conn *c, u64 now_ns)
 {
+	u64 failed = 0;
 	u16 i;
 
 	for (i = 0; i < c->max_paths; i++) {
@@ -568,9 +689,15 @@ u64 mrt_conn_on_timer(struct mrt_conn *c, u64 now_ns)
 			ev.lost = n;
 			c->cc->on_rto(&p->cc, &ev);
 		}
-		if (p->tx.state == MRT_PATH_FAILED)
+		if (p->tx.state == MRT_PATH_FAILED) {
 			mrt_conn_mark_failed(c, i);
+			c->path_fail_ns[i] = now_ns;
+			c->path_failed_mask |= 1ULL << i;
+			failed |= 1ULL << i;
+		}
 	}
+	if (failed || c->planes_held)
+		mrt_conn_check_planes(c, now_ns, failed);
 	return mrt_conn_next_deadline(c);
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_on_timer, METAROCE_CORE);

@@ -17,6 +17,10 @@
 #include "mrt_rate.h"
 
 #define MRT_MAX_PATHS		64
+/* Planes a connection can pair (wire: MRW_MAX_PLANES). */
+#define MRT_MAX_PLANES		8
+/* A plane whose paths all failed by RTO stays out of use this long. */
+#define MRT_PLANE_HOLD_NS	(1000 * 1000 * 1000ULL)
 #define MRT_WRR_SCALE		1024
 #define MRT_RTO_SEED_FACTOR	4
 /* RTOs in a row that fail a path when no other path makes progress */
@@ -51,6 +55,8 @@ struct mrt_conn_stats {
 	u64 bad_path_id;
 	u64 paths_grown;	/* nr_active raised for a larger BDP */
 	u64 paths_shrunk;	/* nr_active lowered after an idle spell */
+	u64 plane_failovers;	/* paths moved off a plane that left the set */
+	u64 plane_failures;	/* planes held after all their paths failed */
 };
 
 struct mrt_conn_cfg {
@@ -92,6 +98,21 @@ struct mrt_conn {
 	u32 retxq_head;
 	u32 retxq_len;
 	u64 repick_pending;	/* bit i: path i failed, wants a new port */
+	/*
+	 * Planes (Documentation/multiplane.rst). Bit k of planes_local:
+	 * local plane k is up; of planes_peer: the peer advertised plane k
+	 * (local plane k pairs with peer plane k); of planes_held: plane k
+	 * was taken out after all of its paths failed by RTO, until
+	 * plane_hold_until[k]. path_plane[i]: the plane path i uses, the
+	 * (i mod P)-th usable plane. With one plane everything is plane 0.
+	 */
+	u8 planes_local;
+	u8 planes_peer;
+	u8 planes_held;
+	u8 path_plane[MRT_MAX_PATHS];
+	u64 plane_hold_until[MRT_MAX_PLANES];
+	u64 path_failed_mask;	/* bit i: path_fail_ns[i] is valid */
+	u64 path_fail_ns[MRT_MAX_PATHS];	/* last RTO failure of path i */
 	bool error;		/* internal bound violated: tear down */
 	/* optional: is a queued handle still worth resending? */
 	bool (*handle_live)(void *ctx, u64 handle);
@@ -166,6 +187,24 @@ u64 mrt_conn_next_deadline(const struct mrt_conn *c);
 bool mrt_conn_take_repick(struct mrt_conn *c, u64 now_ns, u16 *path_id);
 /* Force a path to fail (e.g. its plane went down). */
 int mrt_conn_fail_path(struct mrt_conn *c, u16 path_id, u64 now_ns);
+
+/*
+ * Planes. The usable set is planes_local & planes_peer & ~planes_held
+ * (without the held ones if that leaves nothing; plane 0 if still
+ * nothing). mrt_plane_of_path() is the (path_id mod P)-th set bit of
+ * usable. mrt_conn_set_planes() records new local / peer sets and
+ * re-spreads: a usable path whose plane left the set is failed with
+ * mrt_conn_fail_path() (in-flight packets resent elsewhere, re-pick
+ * due) and counted in stats.plane_failovers; a path whose plane is still
+ * usable just moves. Returns the paths failed over. mrt_conn_on_timer()
+ * holds a plane out for MRT_PLANE_HOLD_NS when every active path on it
+ * failed by RTO within that time (never the last usable plane) and puts
+ * it back when the hold runs out.
+ */
+u8 mrt_conn_usable_planes(const struct mrt_conn *c);
+u8 mrt_plane_of_path(u8 usable, u16 path_id);
+u16 mrt_conn_set_planes(struct mrt_conn *c, u8 local, u8 peer, u64 now_ns);
+u16 mrt_conn_spread(struct mrt_conn *c, u64 now_ns);
 
 /* Receiver side. */
 enum mrt_rx_result mrt_conn_rx(struct mrt_conn *c, u16 path_id, u32 psn,
