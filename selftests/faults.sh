@@ -9,6 +9,8 @@
 # va 198.18.14.1) and mrb (netns b, vb 198.18.14.2). Faults, one per
 # transfer:
 #   2. vb down for 0.5 s and up again mid-transfer
+#   2b. a silent blackhole (netem loss 100 % both ways) that stays: the
+#      transfer must stop at RETRY_EXC after the QP's retry budget
 #   3. "rdma link delete mrb" mid-transfer (it waits for the last user)
 #   4. in-flight WRs of a QP moved to ERR (mro_peer_target.ko towards an
 #      address nobody answers on): each WR flushed exactly once, then the
@@ -41,7 +43,7 @@ OUT=/tmp/mro_faults
 mkdir -p "$OUT"
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 
-plan 24
+plan 28
 
 check "two netns joined by veth" -- veth_pair 198.18.14
 check "load rdma_metaroce" -- load_metaroce
@@ -96,6 +98,30 @@ ok $? "vb down 0.5 s mid-transfer: bounded, nothing corrupt or duplicated (rc $x
 ok $? "vb down/up: the transfer verifies everything or stops at a clean RETRY_EXC / flush (rc $xfer_rc)"
 wait_for 20 sh -c 'rdma link show mrb/1 | grep -q ACTIVE'
 ok $? "mrb ACTIVE again after vb up"
+
+# 2b. silent blackhole that stays: the verbs retry limit (mro_xfer: timeout
+# 16 = 268 ms, retry_cnt 7) ends the transfer with RETRY_EXC (status 12)
+# after 8 local ACK timeouts in a row without progress: not before 8 x 268 ms,
+# and long before mro_xfer's own 30 s completion timeout.
+modprobe sch_netem	# no module autoload in the guest
+xfer_start blackhole
+tc -n a qdisc add dev va root netem loss 100% &&
+	tc -n b qdisc add dev vb root netem loss 100%
+bh_rc=$?
+bh_t0=$(date +%s%N)
+xfer_end blackhole
+bh_ms=$((($(date +%s%N) - bh_t0) / 1000000))
+tc -n a qdisc del dev va root
+tc -n b qdisc del dev vb root
+diag "blackhole: transfer ended $bh_ms ms after the blackhole (rc $xfer_rc)"
+ok $bh_rc "blackhole: netem loss 100% on va and vb mid-transfer"
+sound blackhole
+ok $? "blackhole: the transfer ends bounded, nothing corrupt or duplicated (rc $xfer_rc)"
+grep -qE 'status 12 ' "$OUT/blackhole.log"
+ok $? "blackhole: the oldest WR completes with RETRY_EXC (status 12)"
+[ "$bh_ms" -ge 2000 ] && [ "$bh_ms" -le 25000 ]
+ok $? "blackhole: RETRY_EXC after the retry budget (2145 ms) and before mro_xfer's 30 s timeout ($bh_ms ms)"
+wait_for 20 sh -c 'rdma link show mrb/1 | grep -q ACTIVE'
 
 # 3. rdma link delete mid-transfer
 xfer_start linkdel

@@ -557,10 +557,12 @@ static void mro_conn_start_tx(struct mro_conn *conn)
 					 mro_path_first_psn(qp->sq_psn, i));
 		conn->max_rd_atomic = max_t(u32, qp->max_rd_atomic, 1);
 		/* IB local ACK timeout: 4.096 us * 2^timeout, 0 = infinite */
-		conn->retry_ns = qp->timeout ?
-			(4096ULL << min_t(u8, qp->timeout, 31)) *
-			((u64)qp->retry_cnt + 1) : 0;
+		conn->ack_timeout_ns = qp->timeout ?
+			4096ULL << min_t(u8, qp->timeout, 31) : 0;
+		conn->retry_cnt = qp->retry_cnt;
+		conn->retries = 0;
 		conn->last_progress_ns = mro_now_ns();
+		conn->retry_epoch_ns = conn->last_progress_ns;
 		conn->sq_admit = qp->sq.cons;
 		conn->sq_done = qp->sq.cons;
 		conn->tx_ready = true;

@@ -152,7 +152,16 @@ struct mro_conn {
 	u32 rd_atomic_out;	/* READ / atomics not completed */
 	u32 max_rd_atomic;
 	u64 last_progress_ns;
-	u64 retry_ns;		/* no progress for this long: RETRY_EXC */
+	/*
+	 * Retry limit in IB terms: retry_cnt + 1 local ACK timeouts in a row
+	 * without progress. Each timeout period is counted once when the
+	 * timer sees it expire, so a stalled host (a guest vCPU descheduled
+	 * for seconds) costs one retry, not the whole budget at once.
+	 */
+	u64 ack_timeout_ns;	/* 4.096 us * 2^timeout; 0 = never */
+	u64 retry_epoch_ns;	/* start of the current timeout period */
+	u8 retry_cnt;		/* the QP's retry_cnt */
+	u8 retries;		/* timeout periods without progress */
 	int fatal_status;	/* -1, or the WC status to fail with */
 
 	/* responder */

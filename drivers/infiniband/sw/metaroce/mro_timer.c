@@ -29,6 +29,32 @@ static bool mro_conn_outstanding(const struct mro_conn *conn)
 	return conn->sq_done != conn->sq_admit;
 }
 
+/* Start of the running local ACK timeout period: progress restarts it. */
+static u64 mro_retry_period_start(const struct mro_conn *conn)
+{
+	return max(conn->last_progress_ns, conn->retry_epoch_ns);
+}
+
+/*
+ * Count an expired local ACK timeout period (at most one per call, however
+ * late the timer runs); true once retry_cnt + 1 periods in a row passed
+ * without progress while work was outstanding.
+ */
+static bool mro_retry_expired(struct mro_conn *conn, u64 now)
+{
+	if (!conn->ack_timeout_ns || !mro_conn_outstanding(conn))
+		return false;
+	if (conn->last_progress_ns >= conn->retry_epoch_ns)
+		conn->retries = 0;	/* progress since the last count */
+	if ((s64)(now - mro_retry_period_start(conn)) <
+	    (s64)conn->ack_timeout_ns)
+		return false;
+	conn->retry_epoch_ns = now;
+	if (conn->retries < U8_MAX)
+		conn->retries++;
+	return conn->retries > conn->retry_cnt;
+}
+
 void mro_timer_rearm_locked(struct mro_conn *conn, u64 now)
 {
 	u64 at = 0, dl;
@@ -46,9 +72,9 @@ void mro_timer_rearm_locked(struct mro_conn *conn, u64 now)
 	}
 	if (conn->tx_ready && conn->adv_at_ns)
 		at = mro_min_deadline(at, conn->adv_at_ns);
-	if (conn->tx_ready && conn->retry_ns && mro_conn_outstanding(conn))
-		at = mro_min_deadline(at, conn->last_progress_ns +
-				      conn->retry_ns);
+	if (conn->tx_ready && conn->ack_timeout_ns && mro_conn_outstanding(conn))
+		at = mro_min_deadline(at, mro_retry_period_start(conn) +
+				      conn->ack_timeout_ns);
 	if (!at)
 		return;
 	if (at < now + MRO_TIMER_MIN_NS)
@@ -138,9 +164,7 @@ static enum hrtimer_restart mro_timer_fire(struct hrtimer *t)
 	}
 	if (conn->tx_ready) {
 		mro_timer_run_core(conn, now);
-		if (conn->retry_ns && mro_conn_outstanding(conn) &&
-		    (s64)(now - conn->last_progress_ns) > (s64)conn->retry_ns &&
-		    conn->fatal_status < 0)
+		if (mro_retry_expired(conn, now) && conn->fatal_status < 0)
 			conn->fatal_status = IB_WC_RETRY_EXC_ERR;
 	}
 	for (i = 0; i < conn->nr_paths; i++)
