@@ -30,14 +30,16 @@
 #    outside the chroot): the crypto modules ksmbd and cifs ask for are
 #    loaded by hand.
 #
-# usage: smb.sh [MB [KSMBD_KO]]
+# usage: smb.sh [MB [KSMBD_KO [CIFS_KO]]]
 #   MB        MiB of the largest file (default 2)
-#   KSMBD_KO  a ksmbd.ko to load instead of the kernel's own
+#   KSMBD_KO  a ksmbd.ko to load instead of the kernel's own ("" = the own)
+#   CIFS_KO   a cifs.ko to load instead of the kernel's own
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
 MB=${1:-2}
 KSMBD_KO=${2:-}
+CIFS_KO=${3:-}
 SRV=198.18.8.1
 SHAREFS=/srv/mro-smb
 SHARE=$SHAREFS/share
@@ -50,8 +52,8 @@ SMB_PASS=metaroce-test
 has_smbdirect() { modinfo -F depends "$1" 2>/dev/null | tr ',' '\n' | grep -qx rdma_cm; }
 
 echo "TAP version 13"
-if ! has_smbdirect cifs || ! has_smbdirect "${KSMBD_KO:-ksmbd}"; then
-	diag "kernel $(uname -r): cifs depends on '$(modinfo -F depends cifs 2>/dev/null)', ksmbd on '$(modinfo -F depends "${KSMBD_KO:-ksmbd}" 2>/dev/null)'"
+if ! has_smbdirect "${CIFS_KO:-cifs}" || ! has_smbdirect "${KSMBD_KO:-ksmbd}"; then
+	diag "kernel $(uname -r): cifs depends on '$(modinfo -F depends "${CIFS_KO:-cifs}" 2>/dev/null)', ksmbd on '$(modinfo -F depends "${KSMBD_KO:-ksmbd}" 2>/dev/null)'"
 	plan 1
 	echo "ok 1 - SMB Direct over metaroce # SKIP no SMB Direct in this kernel (cifs/ksmbd built without rdma_cm)"
 	exit 0
@@ -69,7 +71,7 @@ setup_net() {
 # "Could not allocate shash TFM 'cmac(aes)'". Built-in ones load as no-ops.
 load_crypto() {
 	local m
-	for m in $(modinfo -F softdep cifs "${KSMBD_KO:-ksmbd}" 2>/dev/null |
+	for m in $(modinfo -F softdep "${CIFS_KO:-cifs}" "${KSMBD_KO:-ksmbd}" 2>/dev/null |
 		   sed -n 's/^pre: *//p' | tr ' ' '\n' | sort -u); do
 		modprobe -q "$m" 2>/dev/null
 	done
@@ -143,14 +145,16 @@ mountd_shim() {
 	cc -O2 -Wall -shared -fPIC -o $CONF/shim.so $CONF/shim.c -ldl
 }
 
-load_ksmbd() {
+# load_mod NAME KO: modprobe NAME, or insmod KO after its dependencies
+load_mod() {
 	local dep
 
-	[ -n "$KSMBD_KO" ] || { modprobe ksmbd; return; }
-	for dep in $(modinfo -F depends "$KSMBD_KO" | tr ',' ' '); do
+	[ -n "$2" ] || { modprobe "$1"; return; }
+	grep -q "^$1 " /proc/modules && return 0
+	for dep in $(modinfo -F depends "$2" | tr ',' ' '); do
 		modprobe "$dep" || return 1
 	done
-	insmod "$KSMBD_KO"
+	insmod "$2"
 }
 
 # ksmbd with its config, user database and share in $CONF
@@ -174,7 +178,7 @@ ksmbd_server() {
 	ksmbd.adduser -c $CONF/ksmbd.conf -i $CONF/ksmbdpwd.db \
 		-a $SMB_USER -p $SMB_PASS >/dev/null &&
 	mountd_shim && load_crypto &&
-	load_ksmbd &&
+	load_mod ksmbd "$KSMBD_KO" &&
 	LD_PRELOAD=$CONF/shim.so ksmbd.mountd -c $CONF/ksmbd.conf -u $CONF/ksmbdpwd.db &&
 	wait_for 20 sh -c 'pgrep -x ksmbd.mountd >/dev/null'
 }
@@ -193,7 +197,7 @@ make_files() {	# make_files DIR PREFIX
 sums() { (cd "$1" && sha256sum "$2"*); }
 
 smb_mount() {
-	mkdir -p $MNT && modprobe cifs &&
+	mkdir -p $MNT && load_mod cifs "$CIFS_KO" &&
 	timeout 90 mount -t cifs //$SRV/mro $MNT \
 		-o rdma,vers=3.1.1,username=$SMB_USER,password=$SMB_PASS,cache=none &&
 	mountpoint -q $MNT
