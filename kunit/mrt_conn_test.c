@@ -1298,6 +1298,56 @@ static void mrt_conn_test_plane_rto_hold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrt_conn_usable_planes(c), 0x03);
 }
 
+/*
+ * Run rounds in which the paths in dead never deliver and the others ack
+ * everything, until a plane is held or the rounds run out.
+ */
+static void mrt_plane_blackhole(struct mrt_conn_fixture *f, u64 dead,
+				u32 max_rounds, u64 *now, u64 *h)
+{
+	struct mrt_conn *c = &f->conn;
+	struct mrt_tx_decision d;
+	u32 nr, rounds;
+	u16 id, i;
+	u64 dl;
+
+	for (rounds = 0; !c->planes_held && rounds < max_rounds; rounds++) {
+		for (i = 0; i < c->nr_active; i++)
+			if (!(dead & (1ULL << i)) && f->paths[i].tx.inflight)
+				mrt_conn_ack(c, i, f->paths[i].tx.next_psn, *now,
+					     NULL, 0, f->acked, &nr);
+		dl = mrt_conn_next_deadline(c);
+		*now = max_t(u64, dl, *now + US);
+		mrt_conn_on_timer(c, *now);
+		while (mrt_conn_take_repick(c, *now, &id))
+			;
+		while (mrt_conn_next_tx(c, *now, *h, &d) != MRT_TX_NONE)
+			if (d.kind == MRT_TX_NEW)
+				(*h)++;
+	}
+}
+
+/* Half of a plane's paths failing holds it; one of four does not. */
+static void mrt_conn_test_plane_half(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 8, 8, "fixed");
+	struct mrt_conn *c = &f->conn;
+	u64 now = 0, h = 0;
+
+	mrt_conn_set_planes(c, 0x03, 0x03, 0);
+	/* path 1 alone (plane 1 has paths 1 3 5 7) */
+	mrt_plane_blackhole(f, 1ULL << 1, 30, &now, &h);
+	KUNIT_EXPECT_GT(test, c->stats.path_failures, 0ULL);
+	KUNIT_EXPECT_EQ(test, c->planes_held, 0);
+	KUNIT_EXPECT_EQ(test, c->path_plane[1], 1);
+	/* paths 1 and 5 now: half of plane 1 */
+	mrt_plane_blackhole(f, (1ULL << 1) | (1ULL << 5), 30, &now, &h);
+	KUNIT_EXPECT_EQ(test, c->planes_held, 0x02);
+	KUNIT_EXPECT_EQ(test, c->stats.plane_failures, 1ULL);
+	KUNIT_EXPECT_EQ(test, c->path_plane[3], 0);
+	KUNIT_EXPECT_EQ(test, c->path_plane[7], 0);
+}
+
 /* One plane only: paths failing by RTO never take plane 0 out. */
 static void mrt_conn_test_plane_single(struct kunit *test)
 {
@@ -1353,6 +1403,7 @@ static struct kunit_case mrt_conn_test_cases[] = {
 	KUNIT_CASE(mrt_conn_test_plane_pick),
 	KUNIT_CASE(mrt_conn_test_plane_failover),
 	KUNIT_CASE(mrt_conn_test_plane_rto_hold),
+	KUNIT_CASE(mrt_conn_test_plane_half),
 	KUNIT_CASE(mrt_conn_test_plane_single),
 	{}
 };

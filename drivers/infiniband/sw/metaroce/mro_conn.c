@@ -11,6 +11,7 @@
 #include <linux/mm.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
+#include <linux/if_vlan.h>
 
 #include "mro.h"
 #include "mro_net.h"
@@ -205,6 +206,7 @@ struct sk_buff *mro_conn_alloc_skb(struct mro_conn *conn,
 	unsigned int headroom = mro_tx_headroom(conn->dev);
 	u8 hdr[MRW_HDR_MAX];
 	struct sk_buff *skb;
+	u8 plane;
 	int len;
 
 	len = mrt_wire_build(hdr, sizeof(hdr), pi);
@@ -219,9 +221,17 @@ struct sk_buff *mro_conn_alloc_skb(struct mro_conn *conn,
 	skb_reserve(skb, headroom);
 	skb_put_data(skb, hdr, len);
 	skb_reset_transport_header(skb);
+	/*
+	 * ACKs and NAKs go back on the plane the path's packets arrive on
+	 * (the sender's choice, so a plane the sender gave up is not used
+	 * for its ACKs); everything else on our own plane of the path.
+	 */
+	if (pi->opcode == MRW_OP_ACK || pi->opcode == MRW_OP_NAK)
+		plane = conn->rx_plane[pi->path_id % conn->nr_paths];
+	else
+		plane = conn->core.path_plane[pi->path_id % conn->nr_paths];
 	skb->mark = mro_conn_sport(conn, pi->path_id) |
-		    (u32)conn->core.path_plane[pi->path_id % conn->nr_paths] <<
-		    MRO_MARK_PLANE_SHIFT;
+		    (u32)plane << MRO_MARK_PLANE_SHIFT;
 	return skb;
 }
 
@@ -358,6 +368,21 @@ enum mrt_drop_reason mro_conn_rx_adv(struct mro_conn *conn,
 		}
 	}
 	return MRT_DROP_NONE;
+}
+
+u8 mro_conn_rx_plane(struct mro_dev *dev, const struct sk_buff *skb)
+{
+	const struct net_device *in = skb->dev;
+	u8 k;
+
+	/* primary, a VLAN on it, or local delivery (always the primary) */
+	if (!in || in == dev->ndev ||
+	    (is_vlan_dev(in) && vlan_dev_real_dev(in) == dev->ndev))
+		return 0;
+	for (k = 1; k < MRW_MAX_PLANES; k++)
+		if (READ_ONCE(dev->planes[k].ndev) == in)
+			return k;
+	return MRW_MAX_PLANES;	/* a plane detached meanwhile */
 }
 
 /*

@@ -129,6 +129,7 @@ struct mro_conn {
 	bool peer_adv_seen;	/* the peer's first PLANE_ADV arrived */
 	u64 adv_at_ns;		/* next PLANE_ADV copy due, 0 = none */
 	__be32 peer_plane4[MRW_MAX_PLANES];	/* peer's address per plane */
+	u8 rx_plane[MRT_MAX_PATHS];	/* plane path i's last packet came on */
 
 	struct mrt_conn core;
 	struct mrt_path *paths;
@@ -244,6 +245,8 @@ void mro_conn_fill_bth(struct mro_conn *conn, struct mrt_pkt_info *pi,
 void mro_conn_planes_update(struct mro_conn *conn, u64 now);
 void mro_conn_apply_planes(struct mro_conn *conn, u8 local, u8 peer, u64 now);
 void mro_conn_send_adv(struct mro_conn *conn, u64 now);
+/* The plane a received packet arrived on (MRW_MAX_PLANES: unknown). */
+u8 mro_conn_rx_plane(struct mro_dev *dev, const struct sk_buff *skb);
 enum mrt_drop_reason mro_conn_rx_adv(struct mro_conn *conn,
 				     const struct sk_buff *skb,
 				     const struct mrt_pkt_info *pi, u64 now);

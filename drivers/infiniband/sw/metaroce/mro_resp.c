@@ -15,7 +15,6 @@
 #include <linux/slab.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/if_vlan.h>
 #include <net/inet_ecn.h>
 
 #include "mro.h"
@@ -593,7 +592,7 @@ static bool mro_skb_ce(const struct sk_buff *skb)
 static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 					    struct sk_buff *skb,
 					    const struct mrt_pkt_info *pi,
-					    bool on_plane)
+					    u8 rx_plane)
 {
 	struct ib_wc wc[MRO_RWC_BATCH];
 	u32 rx_flags = 0;
@@ -622,10 +621,12 @@ static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 		why = MRT_DROP_BAD_PATH;
 		goto unlock;
 	}
-	if (on_plane && !mro_conn_from_peer_plane(conn, skb)) {
+	if (rx_plane && !mro_conn_from_peer_plane(conn, skb)) {
 		why = MRT_DROP_BAD_PLANE;	/* not from the peer's planes */
 		goto unlock;
 	}
+	if (mrt_wire_op_sequenced(pi->opcode) && rx_plane < MRW_MAX_PLANES)
+		conn->rx_plane[pi->path_id] = rx_plane;	/* our ACKs go there */
 	conn->stats.rx_pkts++;
 	switch (pi->opcode) {
 	case MRW_OP_ACK:
@@ -696,20 +697,6 @@ send_cqes:
 }
 
 /*
- * Did the packet arrive on an attached plane (not the primary netdev, a
- * VLAN on it, or local delivery, which always names the primary)?
- */
-static bool mro_rx_on_plane(const struct mro_dev *dev,
-			    const struct sk_buff *skb)
-{
-	const struct net_device *in = skb->dev;
-
-	if (!in || in == dev->ndev)
-		return false;
-	return !(is_vlan_dev(in) && vlan_dev_real_dev(in) == dev->ndev);
-}
-
-/*
  * Parsed header of the packet being received. Too big for the softirq stack
  * (the receive path already holds a batch of work completions there), and a
  * kmalloc per packet is waste: receive runs with bottom halves off (encap_rcv
@@ -763,7 +750,7 @@ void mro_dp_rcv(struct mro_dev *dev, struct sk_buff *skb)
 		why = MRT_DROP_BAD_TOKEN;
 	} else {
 		/* counted per connection inside */
-		mro_dp_conn_rcv(conn, skb, pi, mro_rx_on_plane(dev, skb));
+		mro_dp_conn_rcv(conn, skb, pi, mro_conn_rx_plane(dev, skb));
 		why = MRT_DROP_NONE;
 	}
 	rcu_read_unlock();

@@ -622,20 +622,24 @@ u16 mrt_conn_set_planes(struct mrt_conn *c, u8 local, u8 peer, u64 now_ns)
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_set_planes, METAROCE_CORE);
 
-/* Did every active path on plane k fail by RTO within the hold time? */
+/*
+ * Did at least half of the active paths on plane k fail by RTO within the
+ * hold time? (All of them would wait for the slowest RTO backoff while
+ * the plane keeps eating packets.)
+ */
 static bool mrt_conn_plane_dead(const struct mrt_conn *c, u8 k, u64 now_ns)
 {
-	u16 i, on = 0;
+	u16 i, on = 0, failed = 0;
 
 	for (i = 0; i < c->nr_active; i++) {
 		if (c->path_plane[i] != k)
 			continue;
 		on++;
-		if (!(c->path_failed_mask & (1ULL << i)) ||
-		    now_ns - c->path_fail_ns[i] > MRT_PLANE_HOLD_NS)
-			return false;
+		if ((c->path_failed_mask & (1ULL << i)) &&
+		    now_ns - c->path_fail_ns[i] <= MRT_PLANE_HOLD_NS)
+			failed++;
 	}
-	return on > 0;
+	return on && failed * 2 >= on;
 }
 
 /* Holds that ran out; planes whose paths all failed (failed: this run). */

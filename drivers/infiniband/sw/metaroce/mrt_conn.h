@@ -197,9 +197,9 @@ int mrt_conn_fail_path(struct mrt_conn *c, u16 path_id, u64 now_ns);
  * mrt_conn_fail_path() (in-flight packets resent elsewhere, re-pick
  * due) and counted in stats.plane_failovers; a path whose plane is still
  * usable just moves. Returns the paths failed over. mrt_conn_on_timer()
- * holds a plane out for MRT_PLANE_HOLD_NS when every active path on it
- * failed by RTO within that time (never the last usable plane) and puts
- * it back when the hold runs out.
+ * holds a plane out for MRT_PLANE_HOLD_NS when at least half of the
+ * active paths on it failed by RTO within that time (never the last
+ * usable plane) and puts it back when the hold runs out.
  */
 u8 mrt_conn_usable_planes(const struct mrt_conn *c);
 u8 mrt_plane_of_path(u8 usable, u16 path_id);
