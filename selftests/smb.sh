@@ -225,7 +225,7 @@ grep -A3 'SMBDirect' /proc/fs/cifs/DebugData 2>/dev/null | head -n 4 | sed 's/^/
 grep -q 'SMBDirect (in hex) protocol version' /proc/fs/cifs/DebugData
 ok $? "client: /proc/fs/cifs/DebugData shows an SMBDirect transport"
 rdma resource show cm_id 2>/dev/null | sed 's/^/# cm_id: /'
-rdma resource show cm_id 2>/dev/null | grep -E "src-addr $SRV:445 " | grep -q CONNECT
+rdma resource show cm_id 2>/dev/null | grep -E "src-addr $SRV:445 " | grep -q 'state CONNECT '
 ok $? "server: a connected RDMA cm_id on $SRV:445"
 
 # Without a mount the rest cannot run; after a ksmbd oops its shutdown
