@@ -10,7 +10,9 @@
 # A verified transfer (selftests/kmod/mro_xfer) must leave on both planes'
 # veths; plane 1 set down in the middle of a transfer: the transfer still
 # completes verified, plane_failovers counts the moved paths and every
-# path is on plane 0; plane 1 up again: traffic returns to it.
+# path is on plane 0; plane 1 up again: traffic returns to it. Loss on
+# one plane shows in the retransmits of that plane's paths only; a
+# spoofed plane-1 source is dropped and fails plane 1 over.
 #
 # usage: multiplane.sh [MB]   (MB per transfer, default 8)
 # shellcheck disable=SC2317  # helpers below run through check()
@@ -22,7 +24,7 @@ XFER_KO=${XFER_KO:-$(pick_xfer_ko)}
 IB=/sys/class/infiniband
 DBG=/sys/kernel/debug/metaroce
 
-plan 26
+plan 30
 
 plane_pair() {	# plane_pair A_NAME B_NAME PREFIX
 	ip link add "$1" netns a type veth peer name "$2" netns b &&
@@ -156,6 +158,38 @@ ok $? "mra drops plane-1 packets from an unadvertised address (+$dbp)"
 [ "$dfo" -gt 0 ]
 ok $? "mra's plane-1 paths all failed by RTO: plane held, paths moved (+$dfo)"
 tc -n b qdisc del dev wb clsact
+
+# 5. loss on one plane: its paths' retransmits move, the other plane's
+# stay at their loss-free level (telemetry per path, issue #9)
+# plane_retx: "tx_va retx_va tx_wa retx_wa" summed over mra's path rows
+plane_retx() {
+	awk 'NR > 1 { tx[$4] += $11; rt[$4] += $12 }
+	     END { printf "%d %d %d %d", tx["va"], rt["va"], tx["wa"], rt["wa"] }' \
+		"$DBG/mra/paths" 2>/dev/null
+}
+modprobe sch_netem
+tc -n a qdisc add dev wa root netem loss 5%
+ok $? "netem loss 5% on wa (plane 1) only"
+t0=$SECONDS
+xfer_bg $((XFER_MB * 4))
+wait_for 60 xfer_running
+snap=""
+while kill -0 "$xfer_pid" 2>/dev/null; do	# the last table before the end
+	cur=$(plane_retx)
+	[ -n "$cur" ] && [ "$cur" != "0 0 0 0" ] && snap=$cur
+	sleep 1
+done
+xfer_wait
+ok $? "transfer 5 with 5% loss on plane 1: data verified ($((SECONDS - t0)) s)"
+tc -n a qdisc del dev wa root
+read -r txv rtv txw rtw <<<"${snap:-0 0 0 0}"
+diag "transfer 5 paths of mra: va tx $txv retransmits $rtv, wa tx $txw retransmits $rtw"
+# 5 % of wa's packets are lost: at least 2 % of them resent
+[ "$txw" -gt 0 ] && [ $((rtw * 50)) -ge "$txw" ]
+ok $? "plane 1's paths resend >= 2% of their packets ($rtw of $txw)"
+# va's rate (spurious resends only, ~1 % under TCG) below a third of wa's
+[ "$txv" -gt 0 ] && [ $((rtv * txw * 3)) -le $((rtw * txv)) ]
+ok $? "plane 0's paths resend under a third of plane 1's rate ($rtv of $txv)"
 
 check "delete devices, unload" -- metaroce_unpair
 dmesg_clean
