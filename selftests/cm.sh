@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
 # mro-debug-args: 16384
+# mro-debug-skip: 207 s of the CI budget on the debug kernel (2026-12-04 rehearsal); nvme.sh and nfs.sh connect through rdma_cm and the IB CM over metaroce there
 #
 # rdma_cm over metaroce: connection by IP address (IB CM MADs over the GSI
 # QP1 datagram service), verified SEND / RDMA WRITE / RDMA READ on the RC

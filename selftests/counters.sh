@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
 # mro-debug-args: 4 50
+# mro-debug-skip: 481 s of the CI budget on the debug kernel (2026-12-04 rehearsal); telemetry.sh runs the same counter, debugfs and tracepoint code there
 #
 # Counters and tracepoints against known scenarios. Two netns a and b
 # joined by a veth (198.18.13.1 <-> .2), mra on va, mrb on vb.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
-# mro-debug-args: 20
+# mro-debug-args: 8
 #
 # Device foundation: rdma link add/delete, port state/MTU/GIDs mirrored
 # from the netdev, the per-netns UDP socket, teardown when the netdev or

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
 # mro-debug-args: 1 65536
+# mro-debug-skip: 231 s of the CI budget on the debug kernel (2026-12-04 rehearsal); nvme.sh and nfs.sh run the local delivery path there
 #
 # Local delivery: two metaroce devices in one netns (init_net, on the two
 # ends of a veth pair) and one device talking to itself. mro_xmit() must
