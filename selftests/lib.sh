@@ -112,6 +112,12 @@ metaroce_pair() {
 }
 
 # metaroce_unpair: delete mra and mrb (metaroce_pair's), then unload the module.
+# peer_target_teardown: the scripted-peer tests' end (compliance.sh,
+# plane_adv.sh): mrb deleted in netns b, the module unloaded
+peer_target_teardown() {
+	ip netns exec b rdma link delete mrb && rmmod rdma_metaroce
+}
+
 metaroce_unpair() {
 	ip netns exec a rdma link delete mra &&
 	ip netns exec b rdma link delete mrb &&

@@ -66,10 +66,7 @@ ok $rc "mro-plane-peer.py exit status $rc"
 rmmod mro_peer_target
 dmesg_clean >/dev/null
 ok $? "dmesg clean (no oops, WARN or sanitizer report)"
-teardown() {
-	ip netns exec b rdma link delete mrb && rmmod rdma_metaroce
-}
-check "link deleted and module unloaded" -- teardown
+check "link deleted and module unloaded" -- peer_target_teardown
 umount "$DBG" 2>/dev/null
 ip netns del a 2>/dev/null
 ip netns del b 2>/dev/null
