@@ -383,34 +383,7 @@ def responder(peer, r):
     r.check(peer.mr() == expect_mr(peer, pattern, placed),
             "duplicates placed nothing (MR unchanged)")
 
-    # 5. bad rkey / out of bounds / zero-length edges on path 3
-    def nak_for(path, psn, msn, pk):
-        return [p["nak"] for p in pk if p["op"] == NAK and
-                p["nak"]["psn"] == psn and p["nak"]["path_id"] == path and
-                p["nak"]["msn"] == msn]
-
-    cases = [
-        ("bad rkey", dict(rkey=peer.rkey ^ 0x100, offset_in_mr=4096)),
-        ("offset + len past the MR end",
-         dict(va=peer.va + peer.mr_len - 32)),
-        ("va below the MR", dict(va=peer.va - 64)),
-    ]
-    for name, kw in cases:
-        p_ = peer.tx_psn[3]
-        m_ = peer.msn
-        psn, msn, ts = peer.write(3, b"\x99" * 64, advance=False,
-                                  flags=F_FIRST | F_LAST | F_ACK_REQ, **kw)
-        pk = peer.collect(1.0, lambda o: nak_for(3, p_, m_, o))
-        n = nak_for(3, p_, m_, pk)
-        r.diag(f"{name}: {n[:1]}")
-        r.check(n and n[0]["syndrome"] == NAK_REM_ACCESS and
-                n[0]["rnr_wait"] == 0,
-                f"WRITE with {name}: NAK REM_ACCESS naming its path, PSN "
-                "and msn")
-        # not accepted on the path: the next packet reuses the PSN
-        peer.msn = (peer.msn + 1) & M32
-    r.check(peer.mr() == expect_mr(peer, pattern, placed),
-            "NAKed WRITEs wrote nothing")
+    # 5. zero-length edges on path 3 (bad rkeys: step 10, they end the QP)
     # zero length exactly at the MR end, and with a bad rkey: legal no-ops
     _, _, ts = peer.write(3, b"", va=peer.va + peer.mr_len,
                           flags=F_FIRST | F_LAST | F_ACK_REQ)
@@ -477,6 +450,58 @@ def responder(peer, r):
             "wrong token / wrong src QPN: 2 counted drops, no reply, "
             "nothing placed")
     return placed
+
+
+# ---- last: a class C error ends the responder QP ----------------------------
+def qp_state(peer):
+    path = os.path.join(peer.a.dbg, "metaroce", peer.a.dev, "qps")
+    for line in open(path).read().splitlines()[1:]:
+        f = line.split()
+        if f and f[0] == str(peer.drv_qpn):
+            return f[2]
+    return None
+
+
+def class_c(peer, r, pattern, placed):
+    # 10. WRITE with a bad rkey: NAK REM_ACCESS naming path, PSN and msn,
+    # nothing written, and the driver's QP goes to ERR (IB 9.9.3 class C)
+    def nak_for(path, psn, msn, pk):
+        return [p["nak"] for p in pk if p["op"] == NAK and
+                p["nak"]["psn"] == psn and p["nak"]["path_id"] == path and
+                p["nak"]["msn"] == msn]
+
+    p_, m_ = peer.tx_psn[3], peer.msn
+    peer.write(3, b"\x99" * 64, rkey=peer.rkey ^ 0x100, offset_in_mr=4096,
+               flags=F_FIRST | F_LAST | F_ACK_REQ, advance=False)
+    pk = peer.collect(1.0, lambda o: nak_for(3, p_, m_, o))
+    n = nak_for(3, p_, m_, pk)
+    r.diag(f"bad rkey: {n[:1]}")
+    r.check(n and n[0]["syndrome"] == NAK_REM_ACCESS and
+            n[0]["rnr_wait"] == 0,
+            "WRITE with a bad rkey: NAK REM_ACCESS naming its path, PSN "
+            "and msn")
+    r.check(peer.mr() == expect_mr(peer, pattern, placed),
+            "the NAKed WRITE wrote nothing")
+    state = None
+    for _ in range(20):
+        state = qp_state(peer)
+        if state == "ERR":
+            break
+        time.sleep(0.05)
+    r.check(state == "ERR", f"the driver's QP is in ERR after it (qps: "
+            f"{state})")
+    # the same request again, now in range: ignored and counted
+    c1 = peer.counters()
+    _, _, ts = peer.write(3, b"\x98" * 64, offset_in_mr=4096,
+                          flags=F_FIRST | F_LAST | F_ACK_REQ)
+    pk = peer.collect(0.5)
+    c2 = peer.counters()
+    r.check(not [p for p in pk if p["op"] in (ACK, NAK)] and
+            c2.get("drop_bad_qp_state", 0) -
+            c1.get("drop_bad_qp_state", 0) == 1 and
+            peer.mr() == expect_mr(peer, pattern, placed),
+            "a valid WRITE after it: no reply, one drop_bad_qp_state, "
+            f"nothing placed (+{c2.get('drop_bad_qp_state', 0) - c1.get('drop_bad_qp_state', 0)})")
 
 
 # ---- the driver as sender -------------------------------------------------
@@ -607,12 +632,14 @@ def main():
                 f"{peer.va:#x} mtu {peer.mtu}; tx token {peer.tx_token:#x}, "
                 f"rx token {peer.rx_token:#x}")
     try:
-        responder(peer, r)
+        placed = responder(peer, r)
         r.check(peer.rx_token in peer.tokens_seen and
                 len(peer.tokens_seen) == 1,
                 "the driver's token is jhash_3words(qpn, peer qpn, sq_psn) "
                 "as wire-format.rst says")
         sender(peer, r)
+        class_c(peer, r, bytes((i * 7 + 0x5a) & 0xff
+                                for i in range(peer.mr_len)), placed)
     except Exception as e:          # a crash must still fail the count
         Report.diag(f"exception: {e!r}")
         raise

@@ -13,15 +13,14 @@
 # a fresh QP pair: requester status, target and local buffer crc32
 # unchanged (or changed exactly, for the control), responder QP state.
 #
-# STRICT_RESPONDER=1 asserts the responder QP goes to ERR after the remote
-# access error (IB spec 9.9.3 class C). The driver keeps it in RTS today
-# (mro_resp.c NAKs and goes on), reported to the data path owner; until
-# that is fixed the state is printed, not asserted.
+# Each error cell also asserts that the responder QP went to ERR after the
+# remote access error (IB spec 9.9.3 class C); STRICT_RESPONDER=0 only
+# prints the state.
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
 AT_KO=$MRO_KMOD_DIR/mro_access_test.ko
-STRICT=${STRICT_RESPONDER:-0}
+STRICT=${STRICT_RESPONDER:-1}
 
 plan 8
 

@@ -166,6 +166,12 @@ struct mro_conn {
 	int fatal_status;	/* -1, or the WC status to fail with */
 
 	/* responder */
+	/*
+	 * IB 9.9.3 class C: after NAKing a remote access or invalid request
+	 * error the responder QP goes to ERR too. 0, or the async event to
+	 * raise once the NAK is queued and the receive loop has let go.
+	 */
+	u8 resp_error_event;
 	struct mro_resp *resp;	/* MRO_RESP_DEPTH, indexed by resp msn */
 	u32 resp_next;		/* msn of the next response we post */
 	u32 rq_rsn;		/* rsn of the oldest receive not completed */

@@ -228,6 +228,12 @@ void mro_qp_sq_drained(struct mro_qp *qp)
 
 void mro_qp_fatal(struct mro_qp *qp)
 {
+	mro_qp_error(qp, IB_EVENT_QP_FATAL);
+}
+
+/* Move a live QP to ERR, flush both queues and raise @event once. */
+void mro_qp_error(struct mro_qp *qp, enum ib_event_type event)
+{
 	unsigned long flags;
 	bool was_live;
 
@@ -240,7 +246,7 @@ void mro_qp_fatal(struct mro_qp *qp)
 		return;
 	mro_qp_flush_sq(qp);
 	mro_qp_flush_rq(qp);
-	mro_qp_event(qp, IB_EVENT_QP_FATAL);
+	mro_qp_event(qp, event);
 }
 
 /* ---- create / destroy ------------------------------------------------- */

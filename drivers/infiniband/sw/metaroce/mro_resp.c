@@ -467,6 +467,8 @@ static enum mrt_drop_reason mro_resp_request(struct mro_conn *conn,
 
 	if (pi->stream_id != MRO_STREAM_REQ)
 		return MRT_DROP_BAD_PATH;
+	if (conn->resp_error_event)
+		return MRT_DROP_BAD_QP_STATE;	/* NAKed, going to ERR */
 	/* message beyond the window: do not even look at it */
 	if (pi->msn - conn->rx_req.next_msn >= conn->rx_window &&
 	    !mrt_psn_before(pi->msn, conn->rx_req.next_msn))
@@ -499,6 +501,9 @@ static enum mrt_drop_reason mro_resp_request(struct mro_conn *conn,
 		conn->stats.rx_access_err++;
 		mro_resp_queue_nak(conn, pi->path_id, pi->psn, pi->stream_id,
 				   pi->msn, syndrome);
+		conn->resp_error_event = syndrome == MRW_NAK_REM_ACCESS ?
+					 IB_EVENT_QP_ACCESS_ERR :
+					 IB_EVENT_QP_REQ_ERR;
 		return MRT_DROP_NONE;	/* NAKed, counted above */
 	}
 
@@ -597,6 +602,7 @@ static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 	struct ib_wc wc[MRO_RWC_BATCH];
 	u32 rx_flags = 0;
 	enum mrt_drop_reason why = MRT_DROP_NONE;
+	u8 error_event = 0;
 	u64 now;
 	bool solicited, more;
 	int n;
@@ -690,9 +696,18 @@ unlock:
 		mro_conn_lock(conn);
 	} while (more || conn->rx_comp_again);
 	conn->rx_completing = false;
+	/*
+	 * A class C error: the NAK is in txq, what completed before the bad
+	 * request has its CQEs; now the QP goes to ERR, exactly once.
+	 */
+	error_event = conn->dead ? 0 : conn->resp_error_event;
+	if (error_event)
+		conn->dead = true;
 	mro_conn_unlock_xmit(conn);
 send_cqes:
 	mro_comp_run(conn);
+	if (error_event)
+		mro_qp_error(conn->qp, error_event);
 	return why;
 }
 

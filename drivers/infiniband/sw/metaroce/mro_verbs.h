@@ -417,6 +417,7 @@ void mro_qp_sq_drained(struct mro_qp *qp);
  * be called with QP or CQ locks held.
  */
 void mro_qp_fatal(struct mro_qp *qp);
+void mro_qp_error(struct mro_qp *qp, enum ib_event_type event);
 
 /*
  * Execute a local SQ operation (IB_WR_REG_MR or IB_WR_LOCAL_INV) in SQ
