@@ -12,6 +12,8 @@
 #         rxe           two guests over eth0, perftest ib_write_bw and
 #                       NVMe-oF (nvme-rdma -> nvmet-rdma, fio)
 #         metaroce-eth  two guests over eth0, NVMe-oF only
+#         metaroce-mp   one guest, the metaroce-only benchmarks of
+#                       scripts/bench-mp.sh (planes, planefail, incast)
 #   SIZE  MiB per point (metaroce) or seconds per point (rxe, NVMe-oF)
 #   BENCH loss     X = netem loss %
 #         reorder  X = none | delay (1 ms) | jitter (1 ms +- 500 us)
@@ -20,6 +22,11 @@
 #         cpu      X = 0 (lossless; perftest busy-polls its CQ: ib_write_bw
 #                  has no event mode for Writes)
 #         nvme     X = netem loss %, on the target's link (read data path)
+#         planes   X = planes P (metaroce-mp)
+#         planefail X = planes P, plane P-1 set down mid-transfer
+#         incast   X = senders N, rate_hint on then off
+#         opt      X = KEY=VALUE settings of bench-mp.sh (PL_MBIT=3:...),
+#                  applied to the specs after it
 #
 # metaroce: netns a and b joined by veth (metaroce's sockets follow the
 #   netdev's netns), mro_xfer moves MB MiB of verified RDMA Writes from mra
@@ -32,10 +39,11 @@
 #   (nvme-rdma, fio); the two synchronise through files in MRO_OUT.
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
+. scripts/bench-mp.sh
 
 mode=$1 reps=$2 size0=$3
 shift 3
-driver=${mode%-eth}
+driver=${mode%%-*}
 side=requester
 [ "${MRO_GUEST:-0}" = 0 ] || side=responder
 TGT=198.18.0.2 NQN=nqn.2026-12.org.metaroce:bench
@@ -345,7 +353,32 @@ setup() {
 			rdma link add rxe0 type rxe netdev eth0 &&
 			wait_for 20 sh -c 'rdma link show rxe0/1 | grep -q ACTIVE'
 		;;
-	*) echo "usage: bench-guest.sh metaroce|rxe|metaroce-eth REPS SIZE BENCH/X:..."; exit 2 ;;
+	metaroce-mp) ;;	# each benchmark builds its fabric (mp_fabric)
+	*) echo "usage: bench-guest.sh metaroce|rxe|metaroce-eth|metaroce-mp REPS SIZE BENCH/X:..."; exit 2 ;;
+	esac
+}
+
+# mp_fabric planes|incast [NMAX]: the fabric a metaroce-mp benchmark needs
+# (the other one is torn down first: each loads rdma_metaroce its own way)
+MP_FABRIC=""
+mp_fabric() {
+	[ "$MP_FABRIC" != "$1" ] || return 0
+	case "$MP_FABRIC" in
+	planes) mp_planes_teardown ;;
+	incast) mp_incast_teardown ;;
+	esac
+	MP_FABRIC=$1
+	case "$1" in
+	planes)
+		mp_planes_setup || return 1
+		# unrecorded warm-up: one small transfer on plane 0
+		mp_planes_set 1 && timeout 120 insmod "$(pick_xfer_ko)" dev_a=mra \
+			dev_b=mrb tests=1 total_mb=1 depth=4 min_size=65536 \
+			max_size=65536 timeout_s=60 2>/dev/null
+		rmmod mro_xfer 2>/dev/null
+		return 0
+		;;
+	incast) mp_incast_setup "$2" ;;
 	esac
 }
 
@@ -354,6 +387,7 @@ teardown() {
 	metaroce) metaroce_unpair ;;
 	metaroce-eth) rdma link delete mr0 && rmmod rdma_metaroce ;;
 	rxe) rdma link delete rxe0 ;;
+	metaroce-mp) mp_fabric none ;;
 	esac
 }
 
@@ -377,6 +411,21 @@ for spec in "$@"; do
 		echo "done" >"$RXE_CTL"	# guest 1 leaves rxe_serve for the target
 	fi
 	case "$mode/$b" in
+	*/opt)
+		for kv in ${xs//:/ }; do
+			case "$kv" in
+			[A-Z][A-Z_]*=[0-9a-z.]*) eval "${kv%%=*}=\${kv#*=}" ;;
+			*) echo "# bad option $kv" ;;
+			esac
+		done ;;
+	metaroce-mp/planes | metaroce-mp/planefail)
+		if mp_fabric planes; then bench_"$b" "$xs"
+		else echo "# metaroce-mp: planes fabric setup failed"; rc=1; fi ;;
+	metaroce-mp/incast)
+		nmax=0
+		for n in ${xs//:/ }; do [ "$n" -gt "$nmax" ] && nmax=$n; done
+		if mp_fabric incast "$nmax"; then bench_incast "$xs"
+		else echo "# metaroce-mp: incast fabric setup failed"; rc=1; fi ;;
 	*/nvme)
 		if [ "$side" = responder ]; then nvme_serve; else bench_nvme "$xs"; fi ;;
 	metaroce/*) bench_metaroce "$b" "$xs" ;;

@@ -31,7 +31,18 @@ SEED_FRACTION = {1.0: 0.86}	# seeds: ~86 % of lossless goodput at 1 % loss
 SEED_PLATEAU_BYTES = 32768	# seeds: goodput plateaus from ~32 KiB messages
 PLATEAU_FRACTION = 0.9		# "plateau": first size within 10 % of the best
 DRIVERS = ("metaroce", "rxe")
-ORDER = ("loss", "reorder", "msgsize", "cpu", "nvme-seqread", "nvme-randread")
+ORDER = ("loss", "reorder", "msgsize", "cpu", "nvme-seqread", "nvme-randread",
+         "planes", "planefail", "incast")
+# the metaroce-only benchmarks (scripts/bench-mp.sh): aggregated by
+# build_mp(), not aggregate()
+MP_BENCHES = ("planes", "planefail", "incast")
+METAROCE_ONLY = ("metaroce only: rdma_rxe has no planes, and its UDP socket "
+                 "lives in init_net, so it cannot join a netns fabric")
+PLANES_TARGET = 0.95		# issue #10: goodput(P) / (P x goodput(1))
+SEED_PLANES = "linear (1.0)"
+SEED_PLANEFAIL = {"before_gbps": 790, "during_gbps": 670, "ratio": 670 / 790}
+JAIN_FAIR = 0.9			# a 0.5 s bin counts as fair from this Jain index
+REROUTE_FRACTION = 0.9		# planefail: rate restored = 0.9 x (P-1)/P x before
 
 
 def mbps(p):
@@ -184,6 +195,392 @@ def build(agg):
     return res
 
 
+# --- planes, planefail, incast (metaroce only) ---
+
+def jain(xs):
+    xs = [x for x in xs if x is not None]
+    sq = sum(x * x for x in xs)
+    return (sum(xs) ** 2) / (len(xs) * sq) if xs and sq > 0 else None
+
+
+def pctl(vals, q):
+    """Nearest-rank percentile (q in 0..100) of vals, or None."""
+    vals = sorted(v for v in vals if v is not None)
+    if not vals:
+        return None
+    k = max(1, -(-len(vals) * q // 100))
+    return vals[int(k) - 1]
+
+
+def planefail_rep(p):
+    """The figures of one planefail repetition from its samples.
+
+    samples: [ms, on_failed(0/1), rx bytes of plane 0..P-1] rows and
+    ["down"|"up", issued ms, done ms] events. Rates are bytes arriving at
+    the receiving side's veths (headers and resends included)."""
+    rows = [r for r in p.get("samples", []) if not isinstance(r[0], str)]
+    ev = {r[0]: r[1] for r in p.get("samples", []) if isinstance(r[0], str)}
+    evdone = {r[0]: r[-1] for r in p.get("samples", []) if isinstance(r[0], str)}
+    f = p.get("failed_plane")
+    out = {"before_mbit": None, "during_mbit": None, "after_mbit": None,
+           "during_over_before": None, "after_over_before": None,
+           "detect_ms": None, "reroute_ms": None, "failed_plane_mbit_during": None,
+           "down_for_s": None, "down_cmd_ms": None, "bins": []}
+    if len(rows) < 3 or "down" not in ev or "up" not in ev:
+        return out
+    down, up = ev["down"], ev["up"]
+    out["down_for_s"] = (up - down) / 1000.0
+    out["down_cmd_ms"] = evdone["down"] - down	# `ip link set down` itself
+
+    def rate(a, b, planes=None):
+        """Mbit/s between rows a and b (sum over planes)."""
+        dt = (b[0] - a[0]) / 1000.0
+        if dt <= 0:
+            return None
+        idx = range(len(a) - 2) if planes is None else planes
+        return sum(b[2 + k] - a[2 + k] for k in idx) * 8 / dt / 1e6
+
+    def last_before(t):
+        c = [r for r in rows if r[0] <= t]
+        return c[-1] if c else None
+
+    def first_after(t):
+        c = [r for r in rows if r[0] >= t]
+        return c[0] if c else None
+
+    b0, b1 = rows[0], last_before(down)
+    d0, d1 = first_after(down), last_before(up)
+    a0, a1 = first_after(up), rows[-1]
+    if b1 is not None and b1 is not b0:
+        out["before_mbit"] = rate(b0, b1)
+    if d0 is not None and d1 is not None and d1[0] > d0[0]:
+        # the whole phase, from the last sample before the command
+        out["during_mbit"] = rate(b1 or d0, d1)
+        if f is not None:
+            out["failed_plane_mbit_during"] = rate(d0, d1, [f])
+    if a0 is not None and a1[0] > a0[0]:
+        out["after_mbit"] = rate(d1 or a0, a1)
+    out["during_over_before"] = ratio(out["during_mbit"], out["before_mbit"])
+    out["after_over_before"] = ratio(out["after_mbit"], out["before_mbit"])
+    # detect: the first sample after the command in which no path of the
+    # sender's QP is listed on the failed plane (debugfs paths)
+    for r in rows:
+        if r[0] >= down and r[1] == 0:
+            out["detect_ms"] = r[0] - down
+            break
+    # reroute: the first 0.5 s window from the command on whose rate
+    # reaches REROUTE_FRACTION x (P-1)/P x the before rate
+    n = len(rows[0]) - 2
+    if out["before_mbit"]:
+        want = REROUTE_FRACTION * (n - 1) / n * out["before_mbit"]
+        for i, r in enumerate(rows):
+            if r[0] < down or r[0] >= up:
+                continue
+            e = next((q for q in rows[i + 1:] if q[0] - r[0] >= 500), None)
+            if e is None or e[0] > up:
+                break
+            if (rate(r, e) or 0) >= want:
+                out["reroute_ms"] = r[0] - down
+                break
+    # 0.5 s bins for the plot: [s from the down command, total, plane 0..P-1]
+    last = rows[0]
+    for r in rows[1:]:
+        if r[0] - last[0] >= 500:
+            dt = (r[0] - last[0]) / 1000.0
+            out["bins"].append([round((r[0] + last[0]) / 2000.0 - down / 1000.0, 3),
+                                round(rate(last, r), 4)] +
+                               [round((r[2 + k] - last[2 + k]) * 8 / dt / 1e6, 4)
+                                for k in range(n)])
+            last = r
+    return out
+
+
+def incast_rep(p):
+    """The figures of one incast round from its samples and counters.
+
+    samples: [ms, senders done, rx bytes of rt's vt1..vtN, tx bytes of vr].
+    The window is as in selftests/incast.sh: rows before the first sender
+    finished in which every sender has moved >= 20000 bytes, minus the
+    first second."""
+    n, link = p["x"], p.get("link_mbit")
+    rows = p.get("samples", [])
+    out = {"jain": None, "utilisation": None, "window_s": None,
+           "sender_mbit": [], "drop_rate": None, "ce_rate": None,
+           "completion_p50_ms": None, "completion_p99_ms": None,
+           "completion_max_ms": None, "ideal_ms": None, "p99_over_ideal": None,
+           "first_fair_bin_s": None, "bins_jain": []}
+    sent, dropped = p.get("qdisc_sent", 0), p.get("qdisc_dropped", 0)
+    if sent + dropped:
+        out["drop_rate"] = dropped / (sent + dropped)
+    if sent:
+        out["ce_rate"] = p.get("qdisc_marked", 0) / sent
+    ok_ct = [c for c, rc in zip(p.get("completion_ms", []), p.get("rc", [])) if rc == 0]
+    out["completion_p50_ms"] = pctl(ok_ct, 50)
+    out["completion_p99_ms"] = pctl(ok_ct, 99)
+    out["completion_max_ms"] = max(ok_ct) if ok_ct else None
+    if link and p.get("bytes"):
+        out["ideal_ms"] = p["bytes"] * 8 / (link * 1e6) * 1000
+        out["p99_over_ideal"] = ratio(out["completion_p99_ms"], out["ideal_ms"])
+    if not rows:
+        return out
+    base = rows[0]
+    moving = [r for r in rows if r[1] == 0 and
+              all(r[2 + i] - base[2 + i] >= 20000 for i in range(n))]
+    if moving:
+        t_all = moving[0][0]
+        win = [r for r in moving if r[0] - t_all >= 1000]
+        if len(win) >= 2 and win[-1][0] > win[0][0]:
+            a, b = win[0], win[-1]
+            dt = (b[0] - a[0]) / 1000.0
+            xs = [(b[2 + i] - a[2 + i]) * 8 / dt / 1e6 for i in range(n)]
+            out["sender_mbit"] = [round(x, 4) for x in xs]
+            out["jain"] = jain(xs)
+            out["window_s"] = round(dt, 3)
+            if link:
+                out["utilisation"] = (b[2 + n] - a[2 + n]) * 8 / dt / 1e6 / link
+        # fairness over time: Jain of 0.5 s bins from the first row in
+        # which every sender moved (time from the round's start)
+        last = moving[0]
+        for r in rows[rows.index(moving[0]) + 1:]:
+            if r[1] != 0:
+                break
+            if r[0] - last[0] >= 500:
+                j = jain([r[2 + i] - last[2 + i] for i in range(n)])
+                out["bins_jain"].append([round(r[0] / 1000.0, 3), j])
+                if out["first_fair_bin_s"] is None and j is not None and j >= JAIN_FAIR:
+                    out["first_fair_bin_s"] = round(r[0] / 1000.0, 3)
+                last = r
+    return out
+
+
+def srange(vals):
+    """{"median", "min", "max"} of the non-None values."""
+    return stats(vals)
+
+
+def build_mp(points):
+    """results.json objects of planes, planefail and incast."""
+    res = {}
+    pts = [p for p in points if p.get("bench") in MP_BENCHES and
+           p.get("side", "requester") == "requester"]
+    by = {}
+    for p in pts:
+        by.setdefault(p["bench"], {}).setdefault(p["x"], []).append(p)
+
+    if "planes" in by:
+        cells = {}
+        for x, ps in by["planes"].items():
+            good = [q for q in ps if q["ok"]]
+            c = {"reps": [round(mbps(q), 4) for q in good],
+                 "failed": len(ps) - len(good)}
+            c.update(stats(c["reps"]))
+            shares = []
+            for q in good:
+                rx = q.get("plane_rx_bytes") or []
+                tot = sum(rx)
+                shares.append([v / tot for v in rx] if tot else None)
+            c["plane_share"] = [statistics.median(s[k] for s in shares if s)
+                                for k in range(x)] if any(shares) else None
+            c["plane_kbit"] = good[0].get("plane_kbit") if good else None
+            cells[x] = c
+        one = (cells.get(1) or {}).get("median")
+        for x, c in cells.items():
+            c["scaling"] = ratio(c["median"], x * one) if one else None
+            c["scaling_range"] = {"min": ratio(c["min"], x * one) if one else None,
+                                  "max": ratio(c["max"], x * one) if one else None}
+            k = c.get("plane_kbit")
+            c["fraction_of_tbf"] = ratio(c["median"], x * k / 1000.0) if k else None
+        res["planes"] = {
+            "unit": "Mbit/s", "note": METAROCE_ONLY,
+            "scaling_rule": "median goodput(P) / (P x median goodput(1))",
+            "target_scaling": PLANES_TARGET, "seed": SEED_PLANES,
+            "drivers": {"metaroce": {xname(x): cells[x] for x in sorted(cells)}}}
+
+    if "planefail" in by:
+        cells = {}
+        for x, ps in by["planefail"].items():
+            reps = []
+            for q in ps:
+                r = planefail_rep(q)
+                r["ok"] = q["ok"]
+                r["goodput_mbit"] = round(mbps(q), 4) if q["ok"] else None
+                r["plane_failovers"] = q.get("plane_failovers")
+                r["xfer_rc"] = q.get("xfer_rc")
+                reps.append(r)
+            good = [r for r in reps if r["ok"]]
+            c = {"failed": len(reps) - len(good), "reps_detail": reps,
+                 "failed_plane": ps[0].get("failed_plane"),
+                 "plane_kbit": ps[0].get("plane_kbit")}
+            for k in ("before_mbit", "during_mbit", "after_mbit", "during_over_before",
+                      "after_over_before", "detect_ms", "reroute_ms", "goodput_mbit",
+                      "failed_plane_mbit_during", "down_cmd_ms"):
+                c[k] = srange([r[k] for r in reps])
+            c["limit_during_over_before"] = (x - 1) / x
+            cells[x] = c
+        res["planefail"] = {
+            "unit": "Mbit/s (bytes arriving on the receiver's veths)",
+            "note": METAROCE_ONLY, "seed": SEED_PLANEFAIL,
+            "rules": {"detect_ms": "first sample after `ip link set down` without a "
+                                   "path of the sender's QP on the failed plane (debugfs paths)",
+                      "reroute_ms": "first 0.5 s window from the command whose rate is "
+                                    ">= %.2f x (P-1)/P x before" % REROUTE_FRACTION},
+            "drivers": {"metaroce": {xname(x): cells[x] for x in sorted(cells)}}}
+
+    if "incast" in by:
+        cells = {}
+        for x, ps in by["incast"].items():
+            cell = {}
+            for hint in ("on", "off"):
+                hp = [q for q in ps if q.get("hint") == hint]
+                reps = []
+                for q in hp:
+                    r = incast_rep(q)
+                    r.update({"ok": q["ok"], "failed_senders": q.get("failed_senders", 0),
+                              "rc": q.get("rc"), "retry_exc_lines": q.get("retry_exc_lines"),
+                              "rate_hint_updates": q.get("rate_hint_updates"),
+                              "bytes": q.get("bytes")})
+                    reps.append(r)
+                c = {"rounds": len(reps),
+                     "failed_rounds": sum(1 for r in reps if not r["ok"]),
+                     "failed_senders": sum(r["failed_senders"] for r in reps),
+                     "senders": x * len(reps), "reps_detail": reps,
+                     "link_mbit": hp[0].get("link_mbit") if hp else None,
+                     "mb_per_sender": hp[0].get("mb_per_sender") if hp else None}
+                for k in ("jain", "utilisation", "drop_rate", "ce_rate",
+                          "completion_p50_ms", "completion_p99_ms", "p99_over_ideal",
+                          "first_fair_bin_s"):
+                    c[k] = srange([r[k] for r in reps])
+                # p99 over every completed sender of every round
+                allct = [ct for q in hp for ct, rc in
+                         zip(q.get("completion_ms", []), q.get("rc", [])) if rc == 0]
+                c["completion_p99_ms_pooled"] = pctl(allct, 99)
+                cell["hint_" + hint] = c
+            cells[x] = cell
+        res["incast"] = {
+            "unit": "Jain index, fraction of the bottleneck, ms",
+            "note": METAROCE_ONLY, "seed": "fair in 1-2 RTTs",
+            "window_rule": "rows before the first sender finished in which every sender "
+                           "moved >= 20000 bytes, minus the first second",
+            "drivers": {"metaroce": {xname(x): cells[x] for x in sorted(cells)}}}
+    return res
+
+
+def mp_tables(res):
+    o = res.get("planes")
+    if o:
+        print("\nplanes (%s): goodput median [min..max] Mbit/s, scaling = "
+              "goodput(P) / (P x goodput(1)), target %.2f, seeds %s" % (
+                  METAROCE_ONLY.split(":")[0], PLANES_TARGET, SEED_PLANES))
+        for x, c in o["drivers"]["metaroce"].items():
+            print("  P=%-3s %.2f [%.2f..%.2f]  scaling %s [%s..%s]  of tbf %s  shares %s%s" % (
+                x, c["median"], c["min"], c["max"], fmt(c["scaling"]),
+                fmt(c["scaling_range"]["min"]), fmt(c["scaling_range"]["max"]),
+                fmt(c["fraction_of_tbf"]),
+                "/".join("%.2f" % v for v in c["plane_share"] or []),
+                " (%d failed)" % c["failed"] if c["failed"] else ""))
+    o = res.get("planefail")
+    if o:
+        print("\nplanefail (metaroce only): wire Mbit/s median [min..max]; "
+              "seeds 790 -> 670 Gbps (%.2f)" % SEED_PLANEFAIL["ratio"])
+        for x, c in o["drivers"]["metaroce"].items():
+            m = lambda k, f="%.2f": "%s [%s..%s]" % (fmt(c[k]["median"], f),
+                                                    fmt(c[k]["min"], f), fmt(c[k]["max"], f))
+            print("  P=%s plane %s down: before %s, during %s, after %s" % (
+                x, c["failed_plane"], m("before_mbit"), m("during_mbit"), m("after_mbit")))
+            print("        during/before %s (limit %.3f), after/before %s" % (
+                m("during_over_before"), c["limit_during_over_before"],
+                m("after_over_before")))
+            print("        detect %s ms, reroute %s ms (ip link set down took %s ms)%s" % (
+                m("detect_ms", "%.0f"), m("reroute_ms", "%.0f"), m("down_cmd_ms", "%.0f"),
+                " (%d failed)" % c["failed"] if c["failed"] else ""))
+    o = res.get("incast")
+    if o:
+        print("\nincast (metaroce only): median [min..max] over rounds; seeds: fair in 1-2 RTTs")
+        for x, cell in o["drivers"]["metaroce"].items():
+            for h in ("hint_on", "hint_off"):
+                c = cell.get(h)
+                if not c or not c["rounds"]:
+                    continue
+                m = lambda k, f="%.3f": "%s [%s..%s]" % (fmt(c[k]["median"], f),
+                                                        fmt(c[k]["min"], f), fmt(c[k]["max"], f))
+                print("  N=%-3s %-8s Jain %s util %s drops %s p99 %s ms (%s x ideal)%s" % (
+                    x, h.replace("_", "="), m("jain"), m("utilisation"), m("drop_rate", "%.4f"),
+                    m("completion_p99_ms", "%.0f"), fmt(c["p99_over_ideal"]["median"]),
+                    "  FAILED: %d of %d senders in %d of %d rounds" % (
+                        c["failed_senders"], c["senders"], c["failed_rounds"], c["rounds"])
+                    if c["failed_senders"] else ""))
+
+
+def mp_plots(out_dir, res, term):
+    o = res.get("planes")
+    if o:
+        png, dat = (os.path.join(out_dir, "planes." + e) for e in ("png", "dat"))
+        rows = [[float(x), c["scaling"], c["scaling_range"]["min"], c["scaling_range"]["max"],
+                 c["median"]] for x, c in o["drivers"]["metaroce"].items()]
+        write_dat(dat, "planes scaling min max goodput_mbit", rows)
+        gnuplot(term + f"""set output '{png}'
+set title 'Plane scaling (metaroce only): goodput(P) / (P x goodput(1)), tbf per plane'
+set xlabel 'planes P'; set ylabel 'scaling'; set logscale x 2; set xrange [0.8:10]
+set yrange [0:1.2]; set grid; set key bottom left
+plot '{dat}' using 1:2:3:4 with yerrorlines lw 2 title 'metaroce (median, min..max)', \
+     1 with lines dt 2 title 'linear (seeds)', {PLANES_TARGET} with lines dt 3 title 'target {PLANES_TARGET}'
+""")
+    o = res.get("planefail")
+    if o:
+        for x, c in o["drivers"]["metaroce"].items():
+            png, dat = (os.path.join(out_dir, "planefail." + e) for e in ("png", "dat"))
+            with open(dat, "w") as fh:
+                fh.write("# per repetition: s_from_down total plane0..\n")
+                for r in c["reps_detail"]:
+                    for b in r["bins"]:
+                        fh.write(" ".join("%g" % v for v in b) + "\n")
+                    fh.write("\n\n")
+            reps = len(c["reps_detail"])
+            if not reps:
+                continue
+            f = c["failed_plane"]
+            dur = c["reps_detail"][0]["down_for_s"] or 0
+            series = ", ".join(
+                "'%s' index %d using 1:2 with linespoints lw 2 title 'total, rep %d'" % (dat, i, i + 1)
+                for i in range(reps))
+            series += ", '%s' index 0 using 1:%d with lines dt 2 title 'plane %s, rep 1'" % (
+                dat, f + 3, f)
+            gnuplot(term + f"""set output '{png}'
+set title 'Plane failure (metaroce only): {x} planes, plane {f} down at 0 for {dur:.1f} s'
+set xlabel 's from ip link set down'; set ylabel 'Mbit/s arriving (0.5 s bins)'
+set yrange [0:*]; set grid; set key bottom left
+set arrow from 0,graph 0 to 0,graph 1 nohead dt 2
+set arrow from {dur},graph 0 to {dur},graph 1 nohead dt 2
+set label 'down' at 0,graph 0.95 offset 0.5,0; set label 'up' at {dur},graph 0.95 offset 0.5,0
+plot {series}
+""")
+            break
+    o = res.get("incast")
+    if o:
+        png, dat = (os.path.join(out_dir, "incast." + e) for e in ("png", "dat"))
+        rows = []
+        for x, cell in o["drivers"]["metaroce"].items():
+            g = lambda h, k: (cell.get(h) or {}).get(k, {}).get("median")
+            rows.append(['"N=%s"' % x, g("hint_on", "jain"), g("hint_off", "jain"),
+                         g("hint_on", "utilisation"), g("hint_off", "utilisation"),
+                         g("hint_on", "p99_over_ideal"), g("hint_off", "p99_over_ideal")])
+        write_dat(dat, "N jain_on jain_off util_on util_off p99ideal_on p99ideal_off", rows)
+        # gnuplot refuses a histogram column without a single value
+        cols = [(2, "Jain, hints on"), (3, "Jain, hints off"),
+                (4, "utilisation, hints on"), (5, "utilisation, hints off")]
+        cols = [(i, t) for i, t in cols if any(r[i - 1] is not None for r in rows)]
+        if cols:
+            series = ", ".join("'%s' using %d%s title '%s'" % (
+                dat, i, ":xtic(1)" if n == 0 else "", t) for n, (i, t) in enumerate(cols))
+            gnuplot(term + f"""set output '{png}'
+set title 'Incast through a tbf+RED (ECN) bottleneck (metaroce only)'
+set ylabel 'Jain index / fraction of the bottleneck'; set yrange [0:1.1]; set grid y
+set style data histograms; set style histogram clustered gap 1
+set style fill solid 0.8 border -1; set boxwidth 0.9; set key bottom left
+plot {series}
+""")
+
+
 def fmt(v, f="%.2f"):
     return f % v if v is not None else "n/a"
 
@@ -254,7 +651,10 @@ def driver_rows(o, xs, key, first=float):
 
 def plots(out_dir, res):
     term = "set terminal pngcairo size 900,560\n"
+    mp_plots(out_dir, res, term)
     for bench, o in res.items():
+        if bench in MP_BENCHES:
+            continue
         png = os.path.join(out_dir, "%s.png" % bench)
         dat = os.path.join(out_dir, "%s.dat" % bench)
         xs = sorted({x for d in o["drivers"].values() for x in d}, key=xkey)
@@ -323,8 +723,9 @@ def main():
                     points.append(json.loads(line))
                 except json.JSONDecodeError:
                     print("bench: bad point line: %r" % line, file=sys.stderr)
-    agg = aggregate(points)
+    agg = aggregate([p for p in points if p.get("bench") not in MP_BENCHES])
     benches = build(agg)
+    benches.update(build_mp(points))
     res = {
         "schema": 2,
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -336,7 +737,9 @@ def main():
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump(res, f, indent=1, sort_keys=True)
     for bench, o in benches.items():
-        table(bench, o)
+        if bench not in MP_BENCHES:
+            table(bench, o)
+    mp_tables(benches)
     print("results: %s/results.json (%d s)" % (a.out, a.seconds))
     if not a.quick:
         plots(a.out, benches)

@@ -6,8 +6,10 @@
 # usage: scripts/bench.sh [--quick] [B=name[,name...]]
 #   --quick   the `make check` subset: 0 % and 1 % loss, one repetition,
 #             metaroce only; exits non-zero when a ratio threshold fails
-#   B=NAME    only these benchmarks: loss, reorder, msgsize, cpu, nvme
-#             (default: all, in that order)
+#   B=NAME    only these benchmarks: loss, reorder, msgsize, cpu, nvme,
+#             planes, planefail, incast (default: all, in that order; the
+#             last three are metaroce only: rdma_rxe has no planes and its
+#             socket lives in init_net, so it cannot join a netns fabric)
 # Environment: BENCH_LOSSES (':'-separated, default 0:0.1:0.5:1:2:5:10),
 #   BENCH_REORDER (default none:jitter:reorder; also "delay"),
 #   BENCH_SIZES (message bytes, default 4096:16384:65536:262144:1048576),
@@ -15,13 +17,20 @@
 #   point, default 8), BENCH_REPS (default 3), BENCH_MB (metaroce MiB per
 #   point, default 32), BENCH_SECONDS (rxe seconds per point, default 5),
 #   BENCH_DRIVERS (default "metaroce rxe").
+#   planes: BENCH_PLANES (default 1:2:4:8), BENCH_PLANE_KBIT (tbf per plane,
+#   default 500), BENCH_PLANE_MB (mro_xfer total_mb per plane, default 2);
+#   planefail: BENCH_PLANEFAIL (planes, default 8), BENCH_PLANEFAIL_MB
+#   (default 24), BENCH_PLANEFAIL_SECONDS (before/down/after phase, default 4);
+#   incast: BENCH_INCAST (senders, default 2:8:16), BENCH_INCAST_MBIT
+#   (bottleneck, default 4), BENCH_INCAST_MB (MiB per round, split among the
+#   senders, default 16).
 # Output: build/bench/results.json (schema: Documentation/benchmarks.rst),
 #   build/bench/<benchmark>.png, and tables on stdout.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
 OUT=$TOP/build/bench
-ALL="loss reorder msgsize cpu nvme"
+ALL="loss reorder msgsize cpu nvme planes planefail incast"
 quick=0 only=$ALL
 for a in "$@"; do
 	case "$a" in
@@ -43,6 +52,12 @@ sizes=${BENCH_SIZES:-4096:16384:65536:262144:1048576}
 nvme_losses=${BENCH_NVME_LOSSES:-0:1} nvme_secs=${BENCH_NVME_SECONDS:-8}
 mb=${BENCH_MB:-32} secs=${BENCH_SECONDS:-5}
 drivers=${BENCH_DRIVERS:-metaroce rxe}
+planes=${BENCH_PLANES:-1:2:4:8} planefail=${BENCH_PLANEFAIL:-8}
+incast=${BENCH_INCAST:-2:8:16}
+pf_s=${BENCH_PLANEFAIL_SECONDS:-4}
+mp_opt="opt/PL_KBIT=${BENCH_PLANE_KBIT:-500}:PL_MB=${BENCH_PLANE_MB:-2}"
+mp_opt+=":PF_MB=${BENCH_PLANEFAIL_MB:-24}:PF_BEFORE=$pf_s:PF_DURING=$pf_s:PF_AFTER=$pf_s"
+mp_opt+=":IC_MBIT=${BENCH_INCAST_MBIT:-4}:IC_MB=${BENCH_INCAST_MB:-16}"
 if [ "$quick" = 1 ]; then
 	losses=0:1 reps=1 mb=${BENCH_MB:-8} drivers=metaroce only=loss
 	OUT=$TOP/build/bench-quick
@@ -57,6 +72,10 @@ want reorder && specs+=("reorder/$reorder")
 want msgsize && specs+=("msgsize/$sizes")
 want cpu && specs+=("cpu/0")
 nvme_spec="nvme@$nvme_secs/$nvme_losses"
+mp_specs=()
+want planes && mp_specs+=("planes/$planes")
+want planefail && mp_specs+=("planefail/$planefail")
+want incast && mp_specs+=("incast/$incast")
 
 # boot GUESTS NAME MODE SIZE SPEC...: one VM run, guests' logs under OUT/vm-NAME
 boot() {
@@ -74,7 +93,10 @@ for d in $drivers; do
 	if [ "$d" = metaroce ]; then
 		[ ${#specs[@]} -eq 0 ] || boot 1 metaroce metaroce "$mb" "${specs[@]}"
 		! want nvme || boot 2 metaroce-nvme metaroce-eth "$nvme_secs" "$nvme_spec"
+		[ ${#mp_specs[@]} -eq 0 ] || boot 1 metaroce-mp metaroce-mp 0 "$mp_opt" "${mp_specs[@]}"
 	else
+		[ ${#mp_specs[@]} -eq 0 ] ||
+			echo "bench: ${mp_specs[*]%%/*}: metaroce only ($d has no planes; rxe's socket lives in init_net)"
 		s=("${specs[@]}")
 		want nvme && s+=("$nvme_spec")
 		if [ "$d" = rxe ] && [ "$quick" = 0 ]; then
