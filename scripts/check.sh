@@ -153,6 +153,8 @@ vm_selftests() {
 		# ... and may ask for lighter arguments on the (slow) debug kernel.
 		args=""
 		[ "$tag" != debug ] || args=$(sed -n 's/^# mro-debug-args: *//p' "$t" | head -n 1)
+		# @KSMBD_FIXED@: the ksmbd.ko built below with the opinfo_put fix
+		args=${args//@KSMBD_FIXED@/${KSMBD_FIXED:-/nonexistent/ksmbd.ko}}
 		dir=$OUT/vm-$tag-$name
 		# "# mro-debug-skip: WHY" keeps a selftest off the (slow) debug
 		# kernel when another selftest covers its code there.
@@ -214,6 +216,17 @@ if want debug; then
 			KBUILD_EXTRA_SYMBOLS="$dsrc/Module.symvers" modules >>"$OUT/debug-build.log" 2>&1 || rc=1
 		grep -q 'warning:' "$OUT/debug-build.log" && rc=1
 		tap_result $rc "module, KUnit module and test modules build for the debug kernel" "$OUT/debug-build.log"
+		# ksmbd with upstream's opinfo_put NULL check, for smb.sh; cached
+		# next to the kernel, keyed by the script that builds it
+		kfix=$(dirname "$KBUILD")/ksmbd-fixed-$(sha256sum scripts/ksmbd-fixed.sh | cut -c1-12)
+		if [ ! -f "$kfix/fs/smb/server/ksmbd.ko" ]; then
+			rm -rf "$kfix.tmp"
+			bash scripts/ksmbd-fixed.sh "$KBUILD" "$kfix.tmp" >"$OUT/ksmbd-fixed.log" 2>&1 &&
+				mv "$kfix.tmp" "$kfix"
+		fi
+		KSMBD_FIXED=$kfix/fs/smb/server/ksmbd.ko
+		test -f "$KSMBD_FIXED"
+		tap_result $? "ksmbd.ko with the opinfo_put fix builds for the debug kernel" "$OUT/ksmbd-fixed.log"
 		tap_end
 		dko=$dsrc/$MOD_DIR/rdma_metaroce.ko
 		kunit_ko=$(ls "$dsrc"/kunit/*.ko 2>/dev/null | head -n 1)

@@ -1,8 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
-# mro-debug-skip: the 6.1.192 ksmbd oopses (opinfo_put(NULL) from smb2_open) on the cifs client's first directory open, so no mount completes with the kernel's own ksmbd (Documentation/consumers.rst)
-# mro-debug-args: 1
+# mro-debug-args: 1 @KSMBD_FIXED@
 #
 # SMB Direct over metaroce in one kernel: ksmbd (ksmbd-tools, config in a
 # temporary folder) exporting a tmpfs share, and the cifs client mounting
@@ -29,9 +28,11 @@
 #  - the guest cannot autoload modules (request_module runs /sbin/modprobe
 #    outside the chroot): the crypto modules ksmbd and cifs ask for are
 #    loaded by hand.
-# Not worked around: 6.1.192's ksmbd oopses in opinfo_put(NULL) from
-# smb2_open on the first directory open (the mount); KSMBD_KO can name a
-# ksmbd.ko with the fix (upstream's NULL check in opinfo_put()).
+# Not worked around here: 6.1.192's ksmbd oopses in opinfo_put(NULL) from
+# smb2_open on the first directory open (the mount); KSMBD_KO names a
+# ksmbd.ko with the fix (upstream's NULL check in opinfo_put()), which
+# make check builds for the debug kernel (scripts/ksmbd-fixed.sh) and
+# passes as @KSMBD_FIXED@.
 #
 # usage: smb.sh [MB [KSMBD_KO [CIFS_KO]]]
 #   MB        MiB of the largest file (default 2)
@@ -55,6 +56,16 @@ SMB_PASS=metaroce-test
 has_smbdirect() { modinfo -F depends "$1" 2>/dev/null | tr ',' '\n' | grep -qx rdma_cm; }
 
 echo "TAP version 13"
+# a module named but missing (check.sh's fixed ksmbd build failed) or a
+# debug kernel without SMB Direct is a failure, never a SKIP
+if { [ -n "$KSMBD_KO" ] && [ ! -f "$KSMBD_KO" ]; } ||
+   { [ -n "$CIFS_KO" ] && [ ! -f "$CIFS_KO" ]; } ||
+   { [[ $(uname -r) == *-metaroce-debug ]] &&
+     ! { has_smbdirect "${CIFS_KO:-cifs}" && has_smbdirect "${KSMBD_KO:-ksmbd}"; }; }; then
+	plan 1
+	echo "not ok 1 - SMB Direct modules present (ksmbd '${KSMBD_KO:-ksmbd}', cifs '${CIFS_KO:-cifs}', kernel $(uname -r))"
+	exit 1
+fi
 if ! has_smbdirect "${CIFS_KO:-cifs}" || ! has_smbdirect "${KSMBD_KO:-ksmbd}"; then
 	diag "kernel $(uname -r): cifs depends on '$(modinfo -F depends "${CIFS_KO:-cifs}" 2>/dev/null)', ksmbd on '$(modinfo -F depends "${KSMBD_KO:-ksmbd}" 2>/dev/null)'"
 	plan 1
