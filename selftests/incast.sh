@@ -74,6 +74,12 @@ fabric() {
 		ip -n "s$i" route add 198.18.0.0/16 via "198.18.$((40 + i)).1" ||
 			return 1
 	done
+	# A static neighbour on the way to r: RED drops every non-ECT packet
+	# once its average queue passes max, ARP included, and a lost unicast
+	# probe would fail rt's entry for r and stall every sender at once.
+	# Switch fabrics keep control traffic out of the data queue.
+	ip -n rt neigh replace 198.18.30.2 dev vr nud permanent lladdr \
+		"$(ip netns exec r cat /sys/class/net/vR/address)" || return 1
 	# the bottleneck: tbf shapes, RED (ECN) decides marks in its queue
 	tc -n rt qdisc add dev vr root handle 1: tbf rate "${MBIT}mbit" \
 		burst 8k latency 100ms &&
