@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# mro-vm: --guests 2
+# mro-debug-skip: two debug guests do not fit the CI budget; nvme.sh runs nvme-rdma and nvmet-rdma over metaroce on the debug kernel
+#
+# NVMe-oF between two guests over metaroce, clean, under loss and under
+# reordering (issue #6). Guest 1 is the nvmet-rdma target (brd namespace)
+# on 198.18.0.2, guest 0 the nvme-rdma host on 198.18.0.1: mr0 on eth0 in
+# each, eth0 the QEMU socket link between the guests. fio verifies
+# (crc32c) 4 KiB random writes and 128 KiB sequential writes clean, with
+# netem loss 1 % and with netem reordering (0.5 % of packets sent 1 ms
+# early, the rest delayed 1 ms) on the host's eth0: zero fio errors and
+# no controller error recovery, reset or reconnect. Then the host
+# disconnects and reconnects CYCLES times, checking the namespace each
+# time. Write data leaves the host in the target's RDMA READ responses
+# and verify reads come back as RDMA WRITEs, so the qdisc on the host
+# hits data in one direction and ACKs in the other.
+#
+# Guest 0 prints the TAP stream; the guests meet through files in the
+# results folder they share ($MRO_OUT): nvme2.ready (target up),
+# nvme2.done (host finished) and nvme2.target (the target's own checks).
+#
+# usage: nvme2.sh [MB [CYCLES]]   MiB per fio run (default 16), reconnect
+#                                  cycles (default 5)
+cd "$(dirname "$0")/.." || exit 1
+. selftests/lib.sh
+. selftests/nvme_lib.sh
+
+MB=${1:-16}
+CYCLES=${2:-5}
+ME=${MRO_GUEST:-0}
+OUT=${MRO_OUT:-/tmp}
+HOST=198.18.0.1
+TARGET=198.18.0.2
+READY=$OUT/nvme2.ready
+DONE=$OUT/nvme2.done
+TRES=$OUT/nvme2.target
+
+mr0_up() {	# mr0_up ADDR: module, mr0 on eth0 (ADDR), port ACTIVE
+	load_metaroce &&
+	rdma link add mr0 type metaroce netdev eth0 &&
+	wait_for 20 mr0_active
+}
+
+# ---- guest 1: the target ----------------------------------------------------
+if [ "$ME" -ne 0 ]; then
+	bad=0
+	mr0_up || bad=$((bad + 1))
+	nvmet_target "$TARGET" $((MB * 2 + 16)) || bad=$((bad + 1))
+	echo "$bad" >"$READY"
+	wait_for 1500 test -s "$DONE"
+	# the host is gone: take the port down, then our device and module
+	rm -f "$NVMET_CFG/ports/1/subsystems/$NVME_NQN"
+	rmdir "$NVMET_CFG/ports/1" "$NVMET_CFG/subsystems/$NVME_NQN/namespaces/1" \
+		"$NVMET_CFG/subsystems/$NVME_NQN" 2>/dev/null
+	modprobe -r nvmet-rdma nvmet 2>/dev/null
+	rdma link delete mr0 && rmmod rdma_metaroce || bad=$((bad + 1))
+	dmesg_clean >/dev/null || bad=$((bad + 1))
+	echo "$bad" >"$TRES"
+	exit $((bad > 0))
+fi
+
+# ---- guest 0: the host, TAP -------------------------------------------------
+rm -f "$READY" "$DONE" "$TRES"
+echo "TAP version 13"
+plan $((3 + 3 * 5 + 2 * CYCLES + 3))
+check "host: rdma_metaroce, mr0 on eth0 ($HOST) ACTIVE" -- mr0_up
+modprobe sch_netem
+wait_for 300 test -s "$READY"
+is "$(cat "$READY" 2>/dev/null)" 0 "target: mr0 on eth0 ($TARGET), nvmet-rdma port on $TARGET:4420"
+ok "$(nvme_host_connect $TARGET >&2; echo $?)" "nvme connect -t rdma to $TARGET"
+dev=$(nvme_dev)
+diag "namespace: ${dev:-none}"
+
+# phase NAME [NETEM...]: the qdisc, then 4 KiB random and 128 KiB
+# sequential write + verify; five TAP lines
+phase() {
+	local name=$1 mark="nvme2_$1_$$" r4 r128 resets tx0 tx1
+	shift
+	tc qdisc del dev eth0 root 2>/dev/null
+	if [ $# -gt 0 ]; then
+		tc qdisc add dev eth0 root netem "$@"
+	else
+		true
+	fi
+	ok $? "$name: qdisc on the host's eth0: ${*:-none}"
+	echo "$mark" >/dev/kmsg
+	tx0=$(cat /sys/class/infiniband/mr0/ports/1/hw_counters/retransmits 2>/dev/null || echo 0)
+	r4=$(fio_verify "$OUT/nvme2-$name-4k.json" "$dev" "$MB" randwrite 4k)
+	r128=$(fio_verify "$OUT/nvme2-$name-128k.json" "$dev" "$MB" write 128k)
+	tx1=$(cat /sys/class/infiniband/mr0/ports/1/hw_counters/retransmits 2>/dev/null || echo 0)
+	is "$r4" "0 0" "$name: fio 4 KiB randwrite + crc32c verify, $MB MiB (exit, errors)"
+	is "$r128" "0 0" "$name: fio 128 KiB write + crc32c verify, $MB MiB (exit, errors)"
+	resets=$(nvme_resets_since "$mark")
+	is "$resets" 0 "$name: no controller error recovery, reset or reconnect"
+	nvme_has_dev
+	ok $? "$name: namespace still there (host retransmits +$((tx1 - tx0)))"
+	tc qdisc del dev eth0 root 2>/dev/null
+}
+
+phase clean
+phase loss1 loss 1%
+phase reorder delay 1ms reorder 0.5%
+
+for ((c = 1; c <= CYCLES; c++)); do
+	nvme_host_disconnect
+	wait_for 30 sh -c "! nvme list 2>/dev/null | grep -q /dev/nvme"
+	ok $? "cycle $c: disconnected, namespace gone"
+	ok "$(nvme_host_connect $TARGET >/dev/null 2>&1; echo $?)" "cycle $c: reconnected, namespace back"
+done
+dev=$(nvme_dev)
+r=$(fio_verify "$OUT/nvme2-after.json" "$dev" 4 randrw 4k)
+is "$r" "0 0" "after $CYCLES reconnects: fio 4 KiB randrw verify clean"
+nvme_host_disconnect
+echo finished >"$DONE"
+wait_for 300 test -s "$TRES"
+is "$(cat "$TRES" 2>/dev/null)" 0 "target: port down, mr0 deleted, module unloaded, kernel log clean"
+ok "$(
+	wait_for 30 sh -c "! nvme list 2>/dev/null | grep -q /dev/nvme"
+	modprobe -r nvme-rdma 2>/dev/null
+	rdma link delete mr0 && rmmod rdma_metaroce && dmesg_clean >/dev/null
+	echo $?
+)" "host: mr0 deleted, module unloaded, kernel log clean"
+tap_done
