@@ -20,14 +20,14 @@
 # results folder they share ($MRO_OUT): nvme2.ready (target up),
 # nvme2.done (host finished) and nvme2.target (the target's own checks).
 #
-# usage: nvme2.sh [MB [CYCLES]]   MiB per fio run (default 16), reconnect
-#                                  cycles (default 5)
+# usage: nvme2.sh [MB [CYCLES]]   MiB per fio run (default 8), reconnect
+#                                  cycles (default 3)
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 . selftests/nvme_lib.sh
 
-MB=${1:-16}
-CYCLES=${2:-5}
+MB=${1:-8}
+CYCLES=${2:-3}
 ME=${MRO_GUEST:-0}
 OUT=${MRO_OUT:-/tmp}
 HOST=198.18.0.1
