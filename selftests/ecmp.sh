@@ -213,17 +213,19 @@ todo $? "loss20: retransmit rate on the lossy route's paths >= 5% and >= 3x the 
 
 # ---- slow ----
 run slow fabric_netem delay 20ms
-# Measured (Debian guest, 8 MB): "metaroce: qp 5 -> 5 failed ... fatal 12"
-# with two of eight paths on the 20 ms route (srtt 22 ms vs 0.07-0.85 ms).
-todo $rc "slow: data verified (rc $rc)"
+ok $rc "slow: data verified (rc $rc)"
 diag "slow: goodput ${mbps:-?} vs clean $clean_mbps Mbit/s: $(ratio "${mbps:-0}" "$clean_mbps"); path_repicks +$repicks"
 [ "$secs" -lt 120 ]
 ok $? "slow: finished in bounded time (${secs}s)"
 hitp=" $(affected "$OUT/slow.first" "$link" | tr '\n' ' ')"
 paths_of "$OUT/slow.last" | sed 's/^/# slow path srtt: /'
 diag "slow: paths on the slow route:$hitp"
+# mrt_conn_check_slow(): the path's RTT floor over 8x the floor and over
+# the srtt of 2/3 of the others for 8 samples, no CE -> a new port. Under
+# TCG load every srtt is tens of ms, above the 20 ms route's floor, so the
+# rule (rightly conservative) may not fire: TODO, with the figure.
 [ "$repicks" -ge 1 ]
-todo $? "slow: the slow route's paths re-picked or parked from their RTT (path_repicks +$repicks)"
+todo $? "slow: the slow route's paths re-picked from their RTT floor (path_repicks +$repicks)"
 
 # ---- congested (#7 b) ----
 run congested fabric_red_ecn 4mbit
