@@ -15,7 +15,8 @@
 #            of 64 KiB messages only, total_mb = PL_MB x P and depth =
 #            PL_DEPTH x P: mro_xfer posts depth messages and waits for them
 #            all, so every P takes the same number of batches (the same
-#            per-batch drain); defaults: 3 batches, 3/4 x P MiB.
+#            per-batch drain); defaults: 2 batches, P MiB. PL_PPP x P
+#            paths (module parameter paths, set before each point).
 # planefail  the same fabric with P planes; one transfer of PF_MB MiB,
 #            64 KiB messages, depth 32, plane P-1's veth (pa<P-1>) set
 #            down PF_BEFORE s after every
@@ -54,10 +55,10 @@ static_neigh() {
 	ip -n "$4" neigh replace "$3" lladdr "$ma" dev "$5" nud permanent
 }
 PL_MAX=${PL_MAX:-8}
-PL_KBIT=${PL_KBIT:-500} PL_MB=${PL_MB:-2} PL_DEPTH=${PL_DEPTH:-4}
+PL_KBIT=${PL_KBIT:-500} PL_MB=${PL_MB:-2} PL_DEPTH=${PL_DEPTH:-8}
 PL_QDISC=${PL_QDISC:-tbf} PL_LAT=${PL_LAT:-50} PL_PPP=${PL_PPP:-2}
 PF_MB=${PF_MB:-24} PF_BEFORE=${PF_BEFORE:-4} PF_DURING=${PF_DURING:-4} PF_AFTER=${PF_AFTER:-4}
-IC_MBIT=${IC_MBIT:-4} IC_MB=${IC_MB:-16} IC_DEPTH=${IC_DEPTH:-4} IC_TMO=${IC_TMO:-240}
+IC_MBIT=${IC_MBIT:-4} IC_MB=${IC_MB:-8} IC_DEPTH=${IC_DEPTH:-2} IC_TMO=${IC_TMO:-240}
 PL_PATHS=${PL_PATHS:-}
 
 declare -A NDRX NDTX
@@ -91,7 +92,7 @@ hw_counter() { local v=0; read -r v <"$IB/$1/ports/1/hw_counters/$2" 2>/dev/null
 
 # --- planes / planefail ---
 
-PARK_A="" PARK_B=""
+PARK_A="" PARK_B="" PATHS0=""
 mp_planes_setup() {
 	local k
 	modprobe veth && modprobe sch_tbf && modprobe sch_red || return 1
@@ -129,7 +130,9 @@ mp_planes_teardown() {
 # per new connection (0: the module's default)
 mp_planes_set() {
 	local p=$1 k
-	[ "$PL_PPP" = 0 ] || echo $((PL_PPP * p)) >/sys/module/rdma_metaroce/parameters/paths
+	local pp=/sys/module/rdma_metaroce/parameters/paths
+	[ -n "$PATHS0" ] || PATHS0=$(cat $pp)
+	if [ "$PL_PPP" = 0 ]; then echo "$PATHS0" >$pp; else echo $((PL_PPP * p)) >$pp; fi
 	local min max burst
 	# RED marks from ~50 ms of queue (at least 4 packets) to 4 times that
 	min=$((PL_KBIT * 50 / 8)) && ((min >= 4500)) || min=4500
@@ -258,11 +261,15 @@ bench_planefail() {	# bench_planefail XS (plane counts, normally 8)
 					phase=during
 					rows+="${rows:+,}[\"down\",$(((now - t0) / 1000)),$(((${EPOCHREALTIME/./} - t0) / 1000))]"
 					now=${EPOCHREALTIME/./}
+					# the phases last their length from the command's return
+					tup=$((now + PF_DURING * 1000000))
+					tend=$((tup + PF_AFTER * 1000000))
 				elif [ $phase = during ] && ((now >= tup)); then
 					ip -n a link set "pa$f" up
 					phase=after
 					rows+="${rows:+,}[\"up\",$(((now - t0) / 1000)),$(((${EPOCHREALTIME/./} - t0) / 1000))]"
 					now=${EPOCHREALTIME/./}
+					tend=$((now + PF_AFTER * 1000000))
 				elif ((now >= tend)); then
 					break
 				fi
@@ -374,11 +381,12 @@ ic_qdisc() {	# "sent_pkts dropped marked" of vr's tbf (drops include RED's) and 
 		q == "red" && /marked/ { for (i = 1; i <= NF; i++) if ($i == "marked") m = $(i + 1) }
 		END { print s + 0, d + 0, m + 0 }'
 }
-ic_hints() {	# rate_hint_updates summed over mrs1..mrsN
-	local i s=0 v
+ic_hints() {	# rate_hint_updates summed over mrs1..mrsN (no fork per sender)
+	local i s=0 k v
 	for ((i = 1; i <= $1; i++)); do
-		v=$(awk '$1 == "rate_hint_updates" { print $2 }' "$DBG/mrs$i/counters" 2>/dev/null)
-		s=$((s + ${v:-0}))
+		while read -r k v; do
+			[ "$k" = rate_hint_updates ] && { s=$((s + v)); break; }
+		done <"$DBG/mrs$i/counters" 2>/dev/null
 	done
 	echo $s
 }
@@ -386,7 +394,7 @@ ic_hints() {	# rate_hint_updates summed over mrs1..mrsN
 bench_incast() {	# bench_incast XS (sender counts)
 	local xs=${1//:/ } n hint rep i mb t0 now done_n rows row q0 q1 hu0 hu1 fails ct
 	local rcs r t st bytes
-	local -a pids a0 a1
+	local -a pids a0 a1 mods
 	for n in $xs; do
 		[ "$n" -le "$IC_NMAX" ] || { echo "# incast: $n > $IC_NMAX senders built"; continue; }
 		mb=$((IC_MB / n)); [ $mb -ge 1 ] || mb=1
@@ -424,15 +432,20 @@ bench_incast() {	# bench_incast XS (sender counts)
 				done
 				wait "${pids[@]}"
 				q1=$(ic_qdisc) hu1=$(ic_hints "$n")
-				fails=0 ct="" rcs=""
+				fails=0 ct="" rcs="" mods=()
 				for ((i = 1; i <= n; i++)); do
-					r=$(cat "$IC_W/rc.$i" 2>/dev/null)
+					r="" t=""
+					read -r r <"$IC_W/rc.$i" 2>/dev/null
 					rcs+="${rcs:+,}${r:-255}"
 					[ "$r" = 0 ] || fails=$((fails + 1))
-					t=$(cat "$IC_W/t.$i" 2>/dev/null)
+					read -r t <"$IC_W/t.$i" 2>/dev/null
 					ct+="${ct:+,}$(( (${t:-$t0} - t0) / 1000 ))"
-					rmmod "mro_x$(printf %03d "$i")" 2>/dev/null
+					printf -v r 'mro_x%03d' "$i"
+					mods+=("$r")
 				done
+				# one rmmod for all (a fork per module costs time under
+				# TCG); a failed insmod left no module: rmmod skips it
+				rmmod "${mods[@]}" 2>/dev/null
 				read -r -a a0 <<<"$q0"
 				read -r -a a1 <<<"$q1"
 				st=$(dmesg | grep -c 'status 12\|RETRY_EXC\|retry exc')

@@ -225,6 +225,7 @@ def planefail_rep(p):
     out = {"before_mbit": None, "during_mbit": None, "after_mbit": None,
            "during_over_before": None, "after_over_before": None,
            "detect_ms": None, "reroute_ms": None, "failed_plane_mbit_during": None,
+           "steady_mbit": None, "steady_over_before": None,
            "down_for_s": None, "down_cmd_ms": None, "bins": []}
     if len(rows) < 3 or "down" not in ev or "up" not in ev:
         return out
@@ -260,6 +261,11 @@ def planefail_rep(p):
             out["failed_plane_mbit_during"] = rate(d0, d1, [f])
     if a0 is not None and a1[0] > a0[0]:
         out["after_mbit"] = rate(d1 or a0, a1)
+    # the down phase without its first second after the command returned
+    s0 = first_after(evdone["down"] + 1000)
+    if s0 is not None and d1 is not None and d1[0] - s0[0] >= 1000:
+        out["steady_mbit"] = rate(s0, d1)
+    out["steady_over_before"] = ratio(out["steady_mbit"], out["before_mbit"])
     out["during_over_before"] = ratio(out["during_mbit"], out["before_mbit"])
     out["after_over_before"] = ratio(out["after_mbit"], out["before_mbit"])
     # detect: the first sample after the command in which no path of the
@@ -384,7 +390,10 @@ def build_mp(points):
             c["plane_kbit"] = good[0].get("plane_kbit") if good else None
             cells[x] = c
         one = (cells.get(1) or {}).get("median")
+        two = (cells.get(2) or {}).get("median")
         for x, c in cells.items():
+            # the same from P = 2 on: P = 1 has no plane attached at all
+            c["scaling_vs_2"] = ratio(c["median"], x / 2 * two) if two and x >= 2 else None
             c["scaling"] = ratio(c["median"], x * one) if one else None
             c["scaling_range"] = {"min": ratio(c["min"], x * one) if one else None,
                                   "max": ratio(c["max"], x * one) if one else None}
@@ -392,7 +401,8 @@ def build_mp(points):
             c["fraction_of_tbf"] = ratio(c["median"], x * k / 1000.0) if k else None
         res["planes"] = {
             "unit": "Mbit/s", "note": METAROCE_ONLY,
-            "scaling_rule": "median goodput(P) / (P x median goodput(1))",
+            "scaling_rule": "median goodput(P) / (P x median goodput(1)); "
+                            "scaling_vs_2: median goodput(P) / (P/2 x median goodput(2))",
             "target_scaling": PLANES_TARGET, "seed": SEED_PLANES,
             "drivers": {"metaroce": {xname(x): cells[x] for x in sorted(cells)}}}
 
@@ -413,14 +423,16 @@ def build_mp(points):
                  "plane_kbit": ps[0].get("plane_kbit")}
             for k in ("before_mbit", "during_mbit", "after_mbit", "during_over_before",
                       "after_over_before", "detect_ms", "reroute_ms", "goodput_mbit",
-                      "failed_plane_mbit_during", "down_cmd_ms"):
+                      "failed_plane_mbit_during", "down_cmd_ms", "steady_mbit",
+                      "steady_over_before"):
                 c[k] = srange([r[k] for r in reps])
             c["limit_during_over_before"] = (x - 1) / x
             cells[x] = c
         res["planefail"] = {
             "unit": "Mbit/s (bytes arriving on the receiver's veths)",
             "note": METAROCE_ONLY, "seed": SEED_PLANEFAIL,
-            "rules": {"detect_ms": "first sample after `ip link set down` without a "
+            "rules": {"steady_mbit": "the down phase from 1 s after the command returned",
+                      "detect_ms": "first sample after `ip link set down` without a "
                                    "path of the sender's QP on the failed plane (debugfs paths)",
                       "reroute_ms": "first 0.5 s window from the command whose rate is "
                                     ">= %.2f x (P-1)/P x before" % REROUTE_FRACTION},
@@ -472,9 +484,10 @@ def mp_tables(res):
               "goodput(P) / (P x goodput(1)), target %.2f, seeds %s" % (
                   METAROCE_ONLY.split(":")[0], PLANES_TARGET, SEED_PLANES))
         for x, c in o["drivers"]["metaroce"].items():
-            print("  P=%-3s %.2f [%.2f..%.2f]  scaling %s [%s..%s]  of tbf %s  shares %s%s" % (
+            print("  P=%-3s %.2f [%.2f..%.2f]  scaling %s [%s..%s]  vs P=2 %s  of tbf %s  shares %s%s" % (
                 x, c["median"], c["min"], c["max"], fmt(c["scaling"]),
                 fmt(c["scaling_range"]["min"]), fmt(c["scaling_range"]["max"]),
+                fmt(c["scaling_vs_2"]),
                 fmt(c["fraction_of_tbf"]),
                 "/".join("%.2f" % v for v in c["plane_share"] or []),
                 " (%d failed)" % c["failed"] if c["failed"] else ""))
@@ -487,9 +500,9 @@ def mp_tables(res):
                                                     fmt(c[k]["min"], f), fmt(c[k]["max"], f))
             print("  P=%s plane %s down: before %s, during %s, after %s" % (
                 x, c["failed_plane"], m("before_mbit"), m("during_mbit"), m("after_mbit")))
-            print("        during/before %s (limit %.3f), after/before %s" % (
+            print("        during/before %s (limit %.3f), steady/before %s, after/before %s" % (
                 m("during_over_before"), c["limit_during_over_before"],
-                m("after_over_before")))
+                m("steady_over_before"), m("after_over_before")))
             print("        detect %s ms, reroute %s ms (ip link set down took %s ms)%s" % (
                 m("detect_ms", "%.0f"), m("reroute_ms", "%.0f"), m("down_cmd_ms", "%.0f"),
                 " (%d failed)" % c["failed"] if c["failed"] else ""))
@@ -516,13 +529,16 @@ def mp_plots(out_dir, res, term):
     if o:
         png, dat = (os.path.join(out_dir, "planes." + e) for e in ("png", "dat"))
         rows = [[float(x), c["scaling"], c["scaling_range"]["min"], c["scaling_range"]["max"],
-                 c["median"]] for x, c in o["drivers"]["metaroce"].items()]
-        write_dat(dat, "planes scaling min max goodput_mbit", rows)
+                 c["median"], c["scaling_vs_2"], c["fraction_of_tbf"]]
+                for x, c in o["drivers"]["metaroce"].items()]
+        write_dat(dat, "planes scaling min max goodput_mbit scaling_vs_2 fraction_of_tbf", rows)
         gnuplot(term + f"""set output '{png}'
 set title 'Plane scaling (metaroce only): goodput(P) / (P x goodput(1)), tbf per plane'
 set xlabel 'planes P'; set ylabel 'scaling'; set logscale x 2; set xrange [0.8:10]
-set yrange [0:1.2]; set grid; set key bottom left
-plot '{dat}' using 1:2:3:4 with yerrorlines lw 2 title 'metaroce (median, min..max)', \
+set yrange [0:*]; set grid; set key bottom left
+plot '{dat}' using 1:2:3:4 with yerrorlines lw 2 title 'goodput(P) / (P x goodput(1)) (median, min..max)', \\
+     '{dat}' using 1:6 with linespoints lw 2 title 'goodput(P) / (P/2 x goodput(2))', \\
+     '{dat}' using 1:7 with linespoints lw 1 dt 4 title 'goodput / (P x tbf rate)', \\
      1 with lines dt 2 title 'linear (seeds)', {PLANES_TARGET} with lines dt 3 title 'target {PLANES_TARGET}'
 """)
     o = res.get("planefail")
@@ -563,20 +579,23 @@ plot {series}
             g = lambda h, k: (cell.get(h) or {}).get(k, {}).get("median")
             rows.append(['"N=%s"' % x, g("hint_on", "jain"), g("hint_off", "jain"),
                          g("hint_on", "utilisation"), g("hint_off", "utilisation"),
-                         g("hint_on", "p99_over_ideal"), g("hint_off", "p99_over_ideal")])
-        write_dat(dat, "N jain_on jain_off util_on util_off p99ideal_on p99ideal_off", rows)
+                         g("hint_on", "p99_over_ideal"), g("hint_off", "p99_over_ideal"),
+                         g("hint_on", "drop_rate"), g("hint_off", "drop_rate")])
+        write_dat(dat, "N jain_on jain_off util_on util_off p99ideal_on p99ideal_off "
+                  "drops_on drops_off", rows)
         # gnuplot refuses a histogram column without a single value
         cols = [(2, "Jain, hints on"), (3, "Jain, hints off"),
-                (4, "utilisation, hints on"), (5, "utilisation, hints off")]
+                (4, "utilisation, hints on"), (5, "utilisation, hints off"),
+                (8, "drop rate, hints on"), (9, "drop rate, hints off")]
         cols = [(i, t) for i, t in cols if any(r[i - 1] is not None for r in rows)]
         if cols:
             series = ", ".join("'%s' using %d%s title '%s'" % (
                 dat, i, ":xtic(1)" if n == 0 else "", t) for n, (i, t) in enumerate(cols))
             gnuplot(term + f"""set output '{png}'
 set title 'Incast through a tbf+RED (ECN) bottleneck (metaroce only)'
-set ylabel 'Jain index / fraction of the bottleneck'; set yrange [0:1.1]; set grid y
+set ylabel 'Jain index / fraction (medians)'; set yrange [0:1.1]; set grid y
 set style data histograms; set style histogram clustered gap 1
-set style fill solid 0.8 border -1; set boxwidth 0.9; set key bottom left
+set style fill solid 0.8 border -1; set boxwidth 0.9; set key outside right top
 plot {series}
 """)
 
