@@ -221,7 +221,7 @@ hitp=" $(affected "$OUT/slow.first" "$link" | tr '\n' ' ')"
 paths_of "$OUT/slow.last" | sed 's/^/# slow path srtt: /'
 diag "slow: paths on the slow route:$hitp"
 # mrt_conn_check_slow(): the path's RTT floor over 8x the floor and over
-# the srtt of 2/3 of the others for 8 samples, no CE -> a new port. Under
+# the srtt of 3/4 of the others for 8 samples, no CE -> a new port. Under
 # TCG load every srtt is tens of ms, above the 20 ms route's floor, so the
 # rule (rightly conservative) may not fire: TODO, with the figure.
 [ "$repicks" -ge 1 ]

@@ -499,7 +499,7 @@ static bool mrt_path_floor_known(const struct mrt_path *p)
  * typical one. A loaded host inflates every srtt alike (9-40 ms under
  * TCG against a 50 us floor) and leaves a few floors high by chance; the
  * srtt bound and a full epoch of samples keep that from looking like a
- * slow route. Only a clear majority (2/3) counts: with half the routes
+ * slow route. Only a clear majority (3/4) counts: with half the routes
  * long (a two-tier fabric) no route is an outlier, and spraying already
  * weights paths by srtt.
  */
@@ -522,7 +522,7 @@ static bool mrt_conn_floor_outlier(const struct mrt_conn *c, u16 i)
 		    mrt_path_tx_srtt(&q->tx) < floor)
 			faster++;
 	}
-	return others >= MRT_SLOW_MIN_PATHS && faster * 3 >= others * 2;
+	return others >= MRT_SLOW_MIN_PATHS && faster * 4 >= others * 3;
 }
 
 static void mrt_conn_floor_sample(struct mrt_path *p, u32 rtt_ns)

@@ -30,7 +30,7 @@
  * minimum of its last MRT_FLOOR_EPOCH to 2 * MRT_FLOOR_EPOCH samples.
  * MRT_SLOW_SAMPLES samples in a row without a CE echo, each taken while
  * the path's floor (over a full epoch on this route) is over
- * MRT_SLOW_RATIO times the floor and over the srtt of at least 2/3 of
+ * MRT_SLOW_RATIO times the floor and over the srtt of at least 3/4 of
  * the other usable paths (MRT_SLOW_MIN_PATHS of them at least), re-pick
  * the path.
  */
