@@ -1081,113 +1081,6 @@ static void mrt_conn_test_ce_one_path(struct kunit *test)
 	KUNIT_EXPECT_GE(test, f->paths[5].cc.ai_count, 1U);
 }
 
-/*
- * Slow route: ACK path @path one packet at a time, each with an RTT
- * sample of @rtt (CE on the @ce_at-th), until @n ACKs or the path fails.
- * Returns the ACKs it took.
- */
-static u32 mrt_slow_feed(struct kunit *test, struct mrt_conn_fixture *f,
-			 u16 path, u32 n, u64 *now, u64 rtt, u32 ce_at)
-{
-	struct mrt_ack_info ack = {};
-	u32 k, nr;
-
-	for (k = 0; k < n; k++) {
-		if (f->paths[path].tx.state == MRT_PATH_FAILED)
-			break;
-		*now += rtt;
-		ack.path_id = path;
-		ack.cum_psn = f->paths[path].tx.una + 1;
-		ack.echo_tsval = mrt_tsval(*now - rtt);
-		ack.ce_count = k == ce_at;
-		KUNIT_EXPECT_EQ(test, mrt_conn_on_ack(&f->conn, &ack, *now,
-						      f->acked, &nr), 0);
-	}
-	return k;
-}
-
-static struct mrt_conn_fixture *mrt_slow_fixture(struct kunit *test,
-						 u32 nr_slow, u64 *now)
-{
-	struct mrt_conn_fixture *f = mrt_fixture(test, 8, 8, NULL);
-	struct mrt_tx_decision d;
-	u64 h = 0;
-	u32 i;
-
-	for (i = 0; i < 8; i++) {
-		f->paths[i].cc.pwnd = 64;
-		f->paths[i].tx.have_rtt = true;
-		/* a full epoch on the route: floor and srtt known */
-		f->paths[i].floor_cur_ns = (i < nr_slow ? 200 : 10) * US;
-		f->paths[i].floor_samples = MRT_FLOOR_EPOCH;
-		f->paths[i].tx.srtt_ns = 2 * f->paths[i].floor_cur_ns;
-	}
-	while (mrt_conn_next_tx(&f->conn, *now, h, &d) == MRT_TX_NEW)
-		h++;
-	KUNIT_EXPECT_EQ(test, h, 8ULL * 64);
-	return f;
-}
-
-/* A route far slower than the others is re-picked; CE or a slow half not. */
-static void mrt_conn_test_slow_route(struct kunit *test)
-{
-	struct mrt_conn_fixture *f;
-	u64 now = 100 * US;
-	u16 id;
-	u32 i;
-
-	/* path 0 at 200 us, the other seven at 10 us: re-picked */
-	f = mrt_slow_fixture(test, 1, &now);
-	KUNIT_EXPECT_EQ(test, mrt_slow_feed(test, f, 0, 20, &now, 200 * US, 99),
-			(u32)MRT_SLOW_SAMPLES);
-	KUNIT_EXPECT_EQ(test, f->paths[0].tx.state, MRT_PATH_FAILED);
-	KUNIT_EXPECT_EQ(test, f->conn.stats.slow_repicks, 1ULL);
-	for (i = 1; i < 8; i++)
-		KUNIT_EXPECT_EQ(test, f->paths[i].tx.state, MRT_PATH_HEALTHY);
-	KUNIT_ASSERT_TRUE(test, mrt_conn_take_repick(&f->conn, now, &id));
-	KUNIT_EXPECT_EQ(test, id, 0);
-	/* the new route starts without a floor */
-	KUNIT_EXPECT_EQ(test, mrt_path_floor(&f->paths[0]), 0U);
-	/* and is not judged before a full epoch: 200 us samples again */
-	KUNIT_EXPECT_EQ(test, mrt_slow_feed(test, f, 0, MRT_FLOOR_EPOCH - 1,
-					    &now, 200 * US, 99),
-			(u32)MRT_FLOOR_EPOCH - 1);
-	KUNIT_EXPECT_TRUE(test, mrt_path_usable(&f->paths[0]));
-	KUNIT_EXPECT_EQ(test, f->paths[0].slow_streak, 0);
-	/* a fast path's ordinary samples change nothing */
-	KUNIT_EXPECT_EQ(test, mrt_slow_feed(test, f, 3, 20, &now, 12 * US, 99),
-			20U);
-	KUNIT_EXPECT_EQ(test, f->paths[3].tx.state, MRT_PATH_HEALTHY);
-	/* 20 samples: the fixture's epoch has aged out */
-	KUNIT_EXPECT_EQ(test, mrt_path_floor(&f->paths[3]), 12U * US);
-
-	/*
-	 * A route that turns slow mid-connection: its old floor ages out
-	 * with the epoch, then MRT_SLOW_SAMPLES more samples re-pick it.
-	 */
-	KUNIT_EXPECT_EQ(test, mrt_slow_feed(test, f, 5, 60, &now, 250 * US, 99),
-			(u32)(MRT_FLOOR_EPOCH + MRT_SLOW_SAMPLES));
-	KUNIT_EXPECT_EQ(test, f->paths[5].tx.state, MRT_PATH_FAILED);
-	KUNIT_EXPECT_EQ(test, f->conn.stats.slow_repicks, 2ULL);
-
-	/* the same with a CE echo in the streak: a queue, not the route */
-	now = 100 * US;
-	f = mrt_slow_fixture(test, 1, &now);
-	KUNIT_EXPECT_EQ(test, mrt_slow_feed(test, f, 0, MRT_SLOW_SAMPLES + 3,
-					    &now, 200 * US, 4),
-			(u32)MRT_SLOW_SAMPLES + 3);
-	KUNIT_EXPECT_EQ(test, f->paths[0].tx.state, MRT_PATH_HEALTHY);
-	KUNIT_EXPECT_EQ(test, f->conn.stats.slow_repicks, 0ULL);
-
-	/* half the routes long (paths 0-3): nobody is an outlier */
-	now = 100 * US;
-	f = mrt_slow_fixture(test, 4, &now);
-	KUNIT_EXPECT_EQ(test, mrt_slow_feed(test, f, 0, 20, &now, 200 * US, 99),
-			20U);
-	KUNIT_EXPECT_EQ(test, f->paths[0].tx.state, MRT_PATH_HEALTHY);
-	KUNIT_EXPECT_EQ(test, f->conn.stats.slow_repicks, 0ULL);
-}
-
 /* Algorithm per connection: mrt_conn_set_cc() restarts every path. */
 static void mrt_conn_test_set_cc(struct kunit *test)
 {
@@ -1528,7 +1421,6 @@ static struct kunit_case mrt_conn_test_cases[] = {
 	KUNIT_CASE(mrt_conn_test_rx_side),
 	KUNIT_CASE(mrt_conn_test_sizes),
 	KUNIT_CASE(mrt_conn_test_ce_one_path),
-	KUNIT_CASE(mrt_conn_test_slow_route),
 	KUNIT_CASE(mrt_conn_test_set_cc),
 	KUNIT_CASE(mrt_conn_test_autosize),
 	KUNIT_CASE(mrt_conn_test_sim_reorder_only),

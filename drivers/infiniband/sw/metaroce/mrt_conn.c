@@ -479,85 +479,6 @@ static bool mrt_conn_may_fail(const struct mrt_conn *c, u16 i)
 	return !usable;
 }
 
-static void mrt_conn_mark_failed(struct mrt_conn *c, u16 i)
-{
-	c->paths[i].tx.state = MRT_PATH_FAILED;
-	c->repick_pending |= 1ULL << i;
-	c->stats.path_failures++;
-}
-
-/* Has path i seen a full epoch of samples on its current route? */
-static bool mrt_path_floor_known(const struct mrt_path *p)
-{
-	return p->floor_prev_ns || p->floor_samples >= MRT_FLOOR_EPOCH;
-}
-
-/*
- * Is path i's RTT floor far above its siblings'? Sibling q counts as
- * faster when path i's floor is over MRT_SLOW_RATIO times q's floor and
- * over q's srtt: even path i's best recent sample is worse than q's
- * typical one. A loaded host inflates every srtt alike (9-40 ms under
- * TCG against a 50 us floor) and leaves a few floors high by chance; the
- * srtt bound and a full epoch of samples keep that from looking like a
- * slow route. Only a clear majority (3/4) counts: with half the routes
- * long (a two-tier fabric) no route is an outlier, and spraying already
- * weights paths by srtt.
- */
-static bool mrt_conn_floor_outlier(const struct mrt_conn *c, u16 i)
-{
-	const struct mrt_path *p = &c->paths[i];
-	u64 floor = mrt_path_floor(p);
-	u16 j, others = 0, faster = 0;
-
-	if (!mrt_path_floor_known(p))
-		return false;
-	for (j = 0; j < c->nr_active; j++) {
-		const struct mrt_path *q = &c->paths[j];
-		u32 qf = mrt_path_floor(q);
-
-		if (j == i || !mrt_path_usable(q) || !qf)
-			continue;
-		others++;
-		if ((u64)qf * MRT_SLOW_RATIO < floor &&
-		    mrt_path_tx_srtt(&q->tx) < floor)
-			faster++;
-	}
-	return others >= MRT_SLOW_MIN_PATHS && faster * 4 >= others * 3;
-}
-
-static void mrt_conn_floor_sample(struct mrt_path *p, u32 rtt_ns)
-{
-	if (p->floor_samples >= MRT_FLOOR_EPOCH) {
-		p->floor_prev_ns = p->floor_cur_ns;
-		p->floor_cur_ns = 0;
-		p->floor_samples = 0;
-	}
-	if (!p->floor_cur_ns || rtt_ns < p->floor_cur_ns)
-		p->floor_cur_ns = rtt_ns;
-	p->floor_samples++;
-}
-
-/*
- * A route that is much slower than the others (a detour, a sick link)
- * is left for another source port. CE means a queue on the route, which
- * the window handles, so a CE echo ends the streak: congestion slows a
- * path down, failure or a bad route moves it away.
- */
-static void mrt_conn_check_slow(struct mrt_conn *c, u16 i, u32 rtt_ns, u32 ce)
-{
-	struct mrt_path *p = &c->paths[i];
-
-	mrt_conn_floor_sample(p, rtt_ns);
-	if (ce || !mrt_conn_floor_outlier(c, i)) {
-		p->slow_streak = 0;
-		return;
-	}
-	if (++p->slow_streak < MRT_SLOW_SAMPLES)
-		return;
-	c->stats.slow_repicks++;
-	mrt_conn_mark_failed(c, i);
-}
-
 int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 		    u64 now_ns, u64 *acked, u32 *nr_acked)
 {
@@ -585,11 +506,6 @@ int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 
 	if (p->tx.state == MRT_PATH_PARKED)
 		return 0;
-	if (res.rtt_ns && mrt_path_usable(p)) {
-		mrt_conn_check_slow(c, ack->path_id, res.rtt_ns, ack->ce_count);
-		if (p->tx.state == MRT_PATH_FAILED)
-			return 0;	/* re-picked: the old route's CC is moot */
-	}
 	mrt_conn_cc_event(c, p, now_ns, &ev);
 	ev.acked = res.newly_acked;
 	ev.lost = res.newly_lost;
@@ -603,6 +519,13 @@ int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_on_ack, METAROCE_CORE);
+
+static void mrt_conn_mark_failed(struct mrt_conn *c, u16 i)
+{
+	c->paths[i].tx.state = MRT_PATH_FAILED;
+	c->repick_pending |= 1ULL << i;
+	c->stats.path_failures++;
+}
 
 u64 mrt_conn_next_deadline(const struct mrt_conn *c)
 {
@@ -802,11 +725,6 @@ bool mrt_conn_take_repick(struct mrt_conn *c, u64 now_ns, u16 *path_id)
 	mrt_conn_queue_lost(c, i, n);
 	c->cc->init(&p->cc);
 	p->wrr_current = 0;
-	/* a new route: its RTT floor is learned afresh */
-	p->floor_cur_ns = 0;
-	p->floor_prev_ns = 0;
-	p->floor_samples = 0;
-	p->slow_streak = 0;
 	*path_id = i;
 	return true;
 }

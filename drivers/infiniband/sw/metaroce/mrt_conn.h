@@ -25,19 +25,6 @@
 #define MRT_RTO_SEED_FACTOR	4
 /* RTOs in a row that fail a path when no other path makes progress */
 #define MRT_PATH_FAIL_RTOS_SILENT	(MRT_PATH_FAIL_RTOS + 2)
-/*
- * Slow route (Documentation/transport.rst): a path's RTT floor is the
- * minimum of its last MRT_FLOOR_EPOCH to 2 * MRT_FLOOR_EPOCH samples.
- * MRT_SLOW_SAMPLES samples in a row without a CE echo, each taken while
- * the path's floor (over a full epoch on this route) is over
- * MRT_SLOW_RATIO times the floor and over the srtt of at least 3/4 of
- * the other usable paths (MRT_SLOW_MIN_PATHS of them at least), re-pick
- * the path.
- */
-#define MRT_FLOOR_EPOCH		16
-#define MRT_SLOW_RATIO		8
-#define MRT_SLOW_SAMPLES	8
-#define MRT_SLOW_MIN_PATHS	3
 
 /* Retransmit queue room that can never overflow (see transport.rst). */
 #define MRT_CONN_RETXQ_LEN(max_paths) \
@@ -48,22 +35,7 @@ struct mrt_path {
 	struct mrt_path_rx rx;
 	struct mrt_cc_path cc;
 	s64 wrr_current;	/* smooth weighted round robin credit */
-	/* RTT floor of the current route: min of two sample epochs */
-	u32 floor_cur_ns;	/* this epoch's minimum, 0 = no sample */
-	u32 floor_prev_ns;	/* the previous epoch's, 0 = none */
-	u8 floor_samples;	/* samples in this epoch */
-	u8 slow_streak;		/* slow-route RTT samples in a row */
 };
-
-/* The path's recent RTT floor, 0 when it has no sample on this route. */
-static inline u32 mrt_path_floor(const struct mrt_path *p)
-{
-	if (!p->floor_prev_ns)
-		return p->floor_cur_ns;
-	if (!p->floor_cur_ns)
-		return p->floor_prev_ns;
-	return min(p->floor_cur_ns, p->floor_prev_ns);
-}
 
 struct mrt_retx_ent {
 	u64 handle;
@@ -79,7 +51,6 @@ struct mrt_conn_stats {
 	u64 retxq_overflow;	/* must stay 0: the queue is sized for all */
 	u64 probes;
 	u64 path_failures;
-	u64 slow_repicks;	/* of those: routes far slower than the rest */
 	u64 rate_limited;	/* next_tx held back by the rate hint cap */
 	u64 bad_path_id;
 	u64 paths_grown;	/* nr_active raised for a larger BDP */
