@@ -27,8 +27,8 @@ start=$SECONDS
 
 want() { [[ " $STEPS " == *" $1 "* ]]; }
 # Time budget (seconds since make check started): see vm_selftests
-CHECK_BUDGET_S=${CHECK_BUDGET_S:-4400}
-CHECK_HARD_S=${CHECK_HARD_S:-4900}
+CHECK_BUDGET_S=${CHECK_BUDGET_S:-4600}
+CHECK_HARD_S=${CHECK_HARD_S:-5000}
 log() { echo "check: $*" >&2; }
 
 # tap_file NAME: start a TAP file written by the tap_* helpers below
