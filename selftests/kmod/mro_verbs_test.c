@@ -676,6 +676,48 @@ out_cq:
 	ib_free_cq(cq);
 }
 
+/*
+ * A CQ sized to exactly the queue depth (cifs smbdirect in 6.1 does
+ * this): the flush fills it, and the marker WR ib_drain_qp() posts next
+ * must still complete, or the drain waits forever.
+ */
+static void test_drain_exact_cq(struct test_ctx *t)
+{
+	struct ib_sge sge = {
+		.addr = (uintptr_t)t->buf, .length = 8,
+		.lkey = t->pd->local_dma_lkey,
+	};
+	struct ib_wc wc[12];
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	int ret, i, n;
+
+	if (!t->have_gid) {
+		skip("drain with a CQ of exactly the RQ depth (no GID)");
+		return;
+	}
+	cq = make_cq(t, 8);	/* make_qp's max_recv_wr */
+	if (!check(!IS_ERR(cq), "create a CQ of 8"))
+		return;
+	qp = make_qp(t, IB_QPT_RC, t->scq, cq, NULL);
+	if (!check(!IS_ERR(qp), "create RC QP with 8 receives on it"))
+		goto out_cq;
+	ret = rc_to_rts(t, qp);
+	for (i = 0; !ret && i < 8; i++)
+		ret = post_recv_one(qp, 70 + i, &sge, 1);
+	ret = ret ?: to_state(qp, IB_QPS_ERR);
+	/* the drain marker, posted before anyone polled */
+	ret = ret ?: post_recv_one(qp, 99, &sge, 1);
+	check(!ret, "8 receives, RTS->ERR, a 9th receive in ERR (%d)", ret);
+	n = poll_all(cq, wc, ARRAY_SIZE(wc));
+	check(n == 9 && wc[0].wr_id == 70 && wc[8].wr_id == 99 &&
+	      wc[8].status == IB_WC_WR_FLUSH_ERR,
+	      "all 9 flushed on the CQ of 8, drain marker last (%d)", n);
+	ib_destroy_qp(qp);
+out_cq:
+	ib_destroy_cq(cq);
+}
+
 static void test_destroy_busy(struct test_ctx *t)
 {
 	struct ib_sge sge = {
@@ -706,7 +748,7 @@ static void test_cq(struct test_ctx *t)
 		.addr = (uintptr_t)t->buf, .length = 8,
 		.lkey = t->pd->local_dma_lkey,
 	};
-	struct ib_wc wc[8];
+	struct ib_wc wc[12];
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 	int ret, n, i;
@@ -732,13 +774,14 @@ static void test_cq(struct test_ctx *t)
 	      ret);
 	ret = ib_resize_cq(cq, 8);
 	check(!ret && cq->cqe == 8, "resize_cq to 8 (%d)", ret);
-	for (i = 0; i < 7; i++)
+	/* the CQ holds cqe + 2 (drain markers); the 11th entry overflows */
+	for (i = 0; i < 9; i++)
 		post_send_one(qp, IB_WR_SEND, 72 + i, &sge, 1, 0);
-	n = poll_all(cq, wc, 8);
-	check(n == 8 && wc[0].wr_id == 70 && wc[1].wr_id == 71 &&
-	      wc[7].wr_id == 77, "resize kept entries in order (%d)", n);
+	n = poll_all(cq, wc, ARRAY_SIZE(wc));
+	check(n == 10 && wc[0].wr_id == 70 && wc[1].wr_id == 71 &&
+	      wc[9].wr_id == 79, "resize kept entries in order (%d)", n);
 	check(t->cq_err_events == 1,
-	      "9th completion overflows: one IB_EVENT_CQ_ERR (%d)",
+	      "11th completion overflows: one IB_EVENT_CQ_ERR (%d)",
 	      t->cq_err_events);
 out_qp:
 	ib_destroy_qp(qp);
@@ -971,6 +1014,7 @@ static int __init mro_verbs_test_init(void)
 	test_pd_mr(t, rw);
 	test_rc_qp(t, run_local, rw);
 	test_drain(t);
+	test_drain_exact_cq(t);
 	test_destroy_busy(t);
 	test_cq(t);
 	test_srq(t, take);

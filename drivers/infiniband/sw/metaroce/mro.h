@@ -77,6 +77,7 @@ enum mro_counter {
 	MRO_CNT_PATH_REPICKS,		/* failed path moved to a new source port */
 	MRO_CNT_PLANE_FAILOVERS,	/* paths moved off a plane that left the set */
 	MRO_CNT_RETX_SKIPPED,		/* resend chosen, segment done: not sent */
+	MRO_CNT_CQ_OVERFLOWS,		/* completions lost to a full CQ */
 	/*
 	 * Receive drops by reason: MRO_CNT_DROP_FIRST + (reason - 1) for
 	 * every enum mrt_drop_reason but MRT_DROP_NONE. They sum to

@@ -11,6 +11,15 @@
 #include "mro.h"
 #include "mro_verbs.h"
 
+/*
+ * Entries a CQ holds beyond the cqe it reports. ib_drain_qp() posts one
+ * marker WR per queue after the QP's flush, and some consumers (cifs
+ * smbdirect in 6.1) size the CQ to exactly the queue depth: without the
+ * spare, a flush that fills the CQ before the poller runs loses the
+ * marker's completion and the drain waits forever.
+ */
+#define MRO_CQ_SPARE	2
+
 static void mro_cq_report_error(struct mro_cq *cq)
 {
 	struct ib_event ev = {
@@ -33,6 +42,8 @@ int mro_cq_post(struct mro_cq *cq, const struct ib_wc *wc, bool solicited)
 	spin_lock_irqsave(&cq->lock, flags);
 	if (unlikely(cq->count == cq->capacity)) {
 		cq->overflow_drops++;
+		mro_counter_inc(mro_from_ibdev(cq->ibcq.device),
+				MRO_CNT_CQ_OVERFLOWS);
 		report = !cq->overflowed;
 		cq->overflowed = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
@@ -89,13 +100,13 @@ int mro_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -ENOMEM;
 	}
 
-	cq->ring = mro_cq_ring_alloc(attr->cqe);
+	cq->ring = mro_cq_ring_alloc(attr->cqe + MRO_CQ_SPARE);
 	if (!cq->ring) {
 		atomic_dec(&dev->res.n_cq);
 		return -ENOMEM;
 	}
 	spin_lock_init(&cq->lock);
-	cq->capacity = attr->cqe;
+	cq->capacity = attr->cqe + MRO_CQ_SPARE;
 	cq->head = 0;
 	cq->count = 0;
 	cq->notify = 0;
@@ -129,7 +140,7 @@ int mro_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	if (cqe < 1 || cqe > MRO_MAX_CQE)
 		return -EINVAL;
 
-	ring = mro_cq_ring_alloc(cqe);
+	ring = mro_cq_ring_alloc(cqe + MRO_CQ_SPARE);
 	if (!ring)
 		return -ENOMEM;
 
@@ -148,7 +159,7 @@ int mro_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	}
 	old = cq->ring;
 	cq->ring = ring;
-	cq->capacity = cqe;
+	cq->capacity = cqe + MRO_CQ_SPARE;
 	cq->head = 0;
 	ibcq->cqe = cqe;
 	spin_unlock_irqrestore(&cq->lock, flags);
