@@ -8,16 +8,18 @@
 # tmpfs, and the xprtrdma client mounting it with proto=rdma:
 #  1. from init_net, over the local delivery path (the way nvme.sh runs
 #     NVMe-oF in one kernel);
-#  2. (not yet) from netns a (198.18.7.2, device mra on the peer veth v1),
-#     so the traffic crosses the veth and can carry netem loss: that mount
-#     does not complete yet (Documentation/consumers.rst); the netns and
-#     mra are set up so the pass can be added back.
+#  2. (not yet) from netns a (198.18.7.2, device mra on the peer veth v1):
+#     that mount does not complete yet (Documentation/consumers.rst); the
+#     netns and mra are set up so the pass can be added back. NFS across
+#     a netdev with netem loss and reordering runs between two guests in
+#     nfs2.sh.
 # Each pass writes a file set of random data through the mount, unmounts,
 # drops caches, mounts again, reads back and compares sha256 sums.
 #
 # usage: nfs.sh [MB]   MiB of the largest file in the set (default 2)
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
+. selftests/nfs_lib.sh
 
 MB=${1:-2}
 SRV=198.18.7.1
@@ -35,65 +37,6 @@ setup_net() {
 	ip link add v0 type veth peer name v1 netns a &&
 	ip addr add $SRV/24 dev v0 && ip link set v0 up &&
 	ip -n a addr add $CLI/24 dev v1 && ip -n a link set v1 up
-}
-
-# knfsd, NFSv4 only (no rpcbind), with a 10 s lease and grace period so
-# the first OPEN does not wait out the default 90 s grace period.
-nfs_server() {
-	modprobe nfsd && modprobe rpcrdma && modprobe nfsv4 &&
-	{ mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd; } &&
-	mkdir -p $EXPORT /var/lib/nfs/v4recovery &&
-	mount -t tmpfs -o size=64m mro-nfs $EXPORT &&
-	echo "$EXPORT *(rw,no_root_squash,insecure,no_subtree_check,fsid=0)" >/etc/exports &&
-	echo 10 >/proc/fs/nfsd/nfsv4leasetime &&
-	{ [ ! -e /proc/fs/nfsd/nfsv4gracetime ] ||
-	  echo 10 >/proc/fs/nfsd/nfsv4gracetime; } &&
-	exportfs -ra &&
-	{ rpc.mountd -N 2 -N 3 -F </dev/null >/dev/null 2>&1 & MOUNTD_PID=$!; } &&
-	rpc.nfsd -N 3 4 &&
-	echo "rdma 20049" >/proc/fs/nfsd/portlist &&
-	grep -q '^rdma 20049' /proc/fs/nfsd/portlist
-}
-
-# file set: sizes in bytes (odd sizes catch tail handling), random contents
-make_files() {
-	local i=0 sz
-
-	rm -rf $SRC && mkdir -p $SRC/sub || return 1
-	for sz in $((MB << 20)) $((MB << 19)) 1048577 262143 65536 4097 1; do
-		head -c "$sz" /dev/urandom >"$SRC/f$i" || return 1
-		i=$((i + 1))
-	done
-	head -c 300000 /dev/urandom >"$SRC/sub/deep" &&
-	(cd $SRC && find . -type f | sort | xargs sha256sum) >/tmp/mro-nfs.sum
-}
-
-# in_ns NS CMD...: run CMD in netns NS ("" = init_net)
-in_ns() {
-	local ns=$1; shift
-	if [ -n "$ns" ]; then ip netns exec "$ns" "$@"; else "$@"; fi
-}
-
-# The mount's module requests run outside the test's chroot: load first.
-# NFSv4.2 where the client has it (Debian), else 4.0 (the debug test
-# kernel has no NFS_V4_1, so no 4.1/4.2 either)
-nfs_vers() {
-	modprobe nfsv4 2>/dev/null
-	if grep -q ' nfs42_proc_' /proc/kallsyms; then echo 4.2; else echo 4.0; fi
-}
-
-nfs_mount() {	# nfs_mount NS
-	mkdir -p $MNT && modprobe nfsv4 &&
-	in_ns "$1" timeout 90 mount -t nfs -o "$NFS_OPTS" $SRV:/ $MNT &&
-	mountpoint -q $MNT
-}
-
-nfs_umount() { timeout 60 umount $MNT; }
-
-# the mount really runs over RPC/RDMA: mountstats names the rdma transport
-mount_is_rdma() {
-	awk -v m=$MNT '$1 == "device" { cur = ($5 == m) }
-		cur && $1 == "xprt:" { print $2; exit }' /proc/self/mountstats
 }
 
 # nfs_pass NAME NS: write, remount, read back and compare; the errors
@@ -136,14 +79,13 @@ check "rdma link add mr0 on v0, mra on v1 (netns a)" -- \
 ok "$(wait_for 20 port_active mr0 && wait_for 20 port_active mra; echo $?)" "mr0/1, mra/1 ACTIVE"
 nfs_server >&2
 ok $? "knfsd with svcrdma listener on $SRV:20049"
-check "file set of random data" -- make_files
+check "file set of random data" -- make_files /tmp/mro-nfs.sum
 diag "file set: $(du -sb $SRC | cut -f1) bytes in $(wc -l </tmp/mro-nfs.sum) files"
 
 nfs_pass local ""
 
 teardown() {
-	rpc.nfsd 0 && exportfs -ua && kill "$MOUNTD_PID"
-	umount $EXPORT
+	nfs_server_stop
 	ip netns exec a rdma link delete mra &&
 	rdma link delete mr0 &&
 	rmmod rpcrdma 2>/dev/null
