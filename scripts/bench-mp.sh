@@ -23,7 +23,10 @@
 #            plane carries data, up again PF_DURING s later, sampled for
 #            PF_AFTER s more. Samples: rx bytes of every pb<k> (what came
 #            out of the tbf), every ~0.1 s, plus whether mra's debugfs
-#            paths table still lists a path on the failed plane.
+#            paths table still lists a path on the failed plane. With
+#            PF_TELEMETRY=1 (default) scripts/mro-telemetry.py records that
+#            table every 0.2 s of each repetition's transfer to
+#            MRO_OUT/planefail-paths-P<P>-rep<N>.csv (the host plots it).
 # incast     N sender netns s<i> (mrs<i> on vs<i>) routed by netns rt to
 #            the receiver netns r (mrr on vR); rt's egress vr is tbf at
 #            IC_MBIT with a RED child that ECN-marks (selftests/incast.sh's
@@ -58,6 +61,7 @@ PL_MAX=${PL_MAX:-8}
 PL_KBIT=${PL_KBIT:-500} PL_MB=${PL_MB:-2} PL_DEPTH=${PL_DEPTH:-8}
 PL_QDISC=${PL_QDISC:-tbf} PL_LAT=${PL_LAT:-50} PL_PPP=${PL_PPP:-2}
 PF_MB=${PF_MB:-24} PF_BEFORE=${PF_BEFORE:-4} PF_DURING=${PF_DURING:-4} PF_AFTER=${PF_AFTER:-4}
+PF_TELEMETRY=${PF_TELEMETRY:-1}
 IC_MBIT=${IC_MBIT:-4} IC_MB=${IC_MB:-8} IC_DEPTH=${IC_DEPTH:-2} IC_TMO=${IC_TMO:-240}
 PL_PATHS=${PL_PATHS:-}
 
@@ -218,7 +222,7 @@ bench_planes() {	# bench_planes XS (plane counts)
 
 bench_planefail() {	# bench_planefail XS (plane counts, normally 8)
 	local xs=${1//:/ } p rep xfer pid f t0 now phase tdown tup tend onf row
-	local ok line bytes ms fo0 fo1 n rows k rc
+	local ok line bytes ms fo0 fo1 n rows k rc rec tele trec tj
 	local -a prow cur paths_line pf
 	local c0 c1
 	xfer=$(pick_xfer_ko)
@@ -233,6 +237,22 @@ bench_planefail() {	# bench_planefail XS (plane counts, normally 8)
 			dmesg -C
 			counters_read >"$c0"
 			fo0=$(hw_counter mra plane_failovers)
+			# mra's debugfs paths table every 0.2 s into the shared
+			# output folder, t_s counted from trec (the host plots it);
+			# python's start takes seconds under TCG: the transfer
+			# starts once the recorder has opened its CSV
+			rec="" tele=""
+			if [ "$PF_TELEMETRY" = 1 ] && [ -d "${MRO_OUT:-}" ]; then
+				tele=planefail-paths-P$p-rep$rep.csv trec=$EPOCHREALTIME
+				rm -f "$MRO_OUT/$tele"
+				python3 scripts/mro-telemetry.py record mra --interval-ms 200 \
+					--t0 "$trec" --out "$MRO_OUT/$tele" &
+				rec=$! trec=${trec/./}
+				for ((k = 0; k < 200; k++)); do
+					[ -e "$MRO_OUT/$tele" ] || ! kill -0 "$rec" 2>/dev/null && break
+					nap 0.1
+				done
+			fi
 			timeout 300 insmod "$xfer" dev_a=mra dev_b=mrb tests=1 total_mb="$PF_MB" \
 				depth=32 min_size=65536 max_size=65536 timeout_s=60 2>/dev/null &
 			pid=$!
@@ -289,6 +309,7 @@ bench_planefail() {	# bench_planefail XS (plane counts, normally 8)
 			[ $phase = after ] && ((${EPOCHREALTIME/./} >= tend)) || ok=false
 			rc=0
 			wait "$pid" || rc=$?
+			[ -z "$rec" ] || { kill "$rec"; wait "$rec"; }
 			fo1=$(hw_counter mra plane_failovers)
 			counters_read >"$c1"
 			line=$(xfer_result)
@@ -297,9 +318,13 @@ bench_planefail() {	# bench_planefail XS (plane counts, normally 8)
 				ok=false bytes=0 ms=0
 				dmesg | grep -E 'mro_xfer|metaroce' | tail -n 5 | sed 's/^/# /'
 			fi
+			# the CSV's t_s of the samples' 0 ms: the plot marks down and up
+			tj=""
+			[ -z "$tele" ] ||
+				tj=",\"telemetry\":{\"csv\":\"$tele\",\"t0_ms\":$(((t0 - trec) / 1000))}"
 			[ "$ok" = true ] || echo "# planefail: transfer ended before the after phase did (rc $rc, phase $phase): raise PF_MB"
 			point planefail "$p" "$rep" "$bytes" "$ms" "$ok" \
-				"\"plane_kbit\":$PL_KBIT,\"paths\":$(cat /sys/module/rdma_metaroce/parameters/paths),\"failed_plane\":$f,\"plane_failovers\":$((fo1 - fo0)),\"xfer_rc\":$rc,$(counters_json "$c0" "$c1"),\"samples\":[$rows]"
+				"\"plane_kbit\":$PL_KBIT,\"paths\":$(cat /sys/module/rdma_metaroce/parameters/paths),\"failed_plane\":$f,\"plane_failovers\":$((fo1 - fo0)),\"xfer_rc\":$rc,$(counters_json "$c0" "$c1"),\"samples\":[$rows]$tj"
 			rmmod mro_xfer 2>/dev/null
 			wait_for 20 sh -c "grep -q '^$f pa$f .* up\$' $IB/mra/planes"
 		done

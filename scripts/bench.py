@@ -8,13 +8,15 @@ Input: one JSON object per line (scripts/bench-guest.sh "BENCH" lines):
 "side" is "requester" (the point that moved the data) or "responder" (rxe's
 guest 1: its own CPU time and counters for the same repetition).
 Output (schema in Documentation/benchmarks.rst): OUT/results.json,
-OUT/<benchmark>.png (gnuplot, when installed), tables on stdout. With
+OUT/<benchmark>.png (gnuplot, when installed), OUT/planefail-paths-*.png
+(scripts/mro-telemetry.py plot of the guest's CSVs), tables on stdout. With
 --quick, TAP lines and a non-zero exit when a threshold fails.
 """
 import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -43,6 +45,7 @@ SEED_PLANES = "linear (1.0)"
 SEED_PLANEFAIL = {"before_gbps": 790, "during_gbps": 670, "ratio": 670 / 790}
 JAIN_FAIR = 0.9			# a 0.5 s bin counts as fair from this Jain index
 REROUTE_FRACTION = 0.9		# planefail: rate restored = 0.9 x (P-1)/P x before
+PATHS_RATE_WINDOW_S = 0.5	# planefail-paths plots: tx rate over >= 0.5 s
 
 
 def mbps(p):
@@ -301,6 +304,21 @@ def planefail_rep(p):
     return out
 
 
+def planefail_telemetry(p):
+    """The repetition's per-path CSV (scripts/mro-telemetry.py record in
+    the guest), its plot's name and the down/up commands on its time axis
+    ([t_s, label]), or None."""
+    t = p.get("telemetry")
+    if not t or not t.get("csv"):
+        return None
+    f = p.get("failed_plane")
+    marks = [[round((t.get("t0_ms", 0) + r[1]) / 1000.0, 3),
+              "pa%s %s" % (f, r[0]) if f is not None else r[0]]
+             for r in p.get("samples", []) if isinstance(r[0], str)]
+    return {"csv": t["csv"], "t0_ms": t.get("t0_ms"),
+            "png": os.path.splitext(t["csv"])[0] + ".png", "marks": marks}
+
+
 def incast_rep(p):
     """The figures of one incast round from its samples and counters.
 
@@ -416,6 +434,7 @@ def build_mp(points):
                 r["goodput_mbit"] = round(mbps(q), 4) if q["ok"] else None
                 r["plane_failovers"] = q.get("plane_failovers")
                 r["xfer_rc"] = q.get("xfer_rc")
+                r["telemetry"] = planefail_telemetry(q)
                 reps.append(r)
             good = [r for r in reps if r["ok"]]
             c = {"failed": len(reps) - len(good), "reps_detail": reps,
@@ -506,6 +525,9 @@ def mp_tables(res):
             print("        detect %s ms, reroute %s ms (ip link set down took %s ms)%s" % (
                 m("detect_ms", "%.0f"), m("reroute_ms", "%.0f"), m("down_cmd_ms", "%.0f"),
                 " (%d failed)" % c["failed"] if c["failed"] else ""))
+            tele = [r["telemetry"]["png"] for r in c["reps_detail"] if r.get("telemetry")]
+            if tele:
+                print("        per-path telemetry: %s" % ", ".join(tele))
     o = res.get("incast")
     if o:
         print("\nincast (metaroce only): median [min..max] over rounds; seeds: fair in 1-2 RTTs")
@@ -571,6 +593,8 @@ set label 'down' at 0,graph 0.95 offset 0.5,0; set label 'up' at {dur},graph 0.9
 plot {series}
 """)
             break
+    if o:
+        planefail_paths_plots(out_dir, o)
     o = res.get("incast")
     if o:
         png, dat = (os.path.join(out_dir, "incast." + e) for e in ("png", "dat"))
@@ -598,6 +622,43 @@ set style data histograms; set style histogram clustered gap 1
 set style fill solid 0.8 border -1; set boxwidth 0.9; set key outside right top
 plot {series}
 """)
+
+
+def planefail_paths_plots(out_dir, o):
+    """Per-path throughput, srtt and pwnd of every planefail repetition
+    that has a telemetry CSV (scripts/mro-telemetry.py plot), the failed
+    plane in red, down and up marked; the first one also as
+    planefail-paths.png."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mro-telemetry.py")
+    first = None
+    for x, c in o["drivers"]["metaroce"].items():
+        for i, r in enumerate(c["reps_detail"]):
+            t = r.get("telemetry")
+            if not t or not os.path.exists(os.path.join(out_dir, t["csv"])):
+                continue
+            png = os.path.join(out_dir, t["png"])
+            f = c["failed_plane"]
+            title = ("Plane failure, %s planes, repetition %d: pa%s down for %s s "
+                     "(mra's debugfs paths every 0.2 s)%s" % (
+                         x, i + 1, f, fmt(r["down_for_s"], "%.1f"),
+                         "" if r["ok"] else " (FAILED)"))
+            cmd = [sys.executable, tool, "plot", os.path.join(out_dir, t["csv"]),
+                   "--png", png, "--rate-window", str(PATHS_RATE_WINDOW_S),
+                   "--title", title]
+            if f is not None:
+                cmd += ["--highlight", "pa%s" % f]
+            for m in t["marks"]:
+                cmd += ["--mark", "%g:%s" % (m[0], m[1])]
+            try:
+                subprocess.run(cmd, check=True, capture_output=True, text=True)
+            except (OSError, subprocess.CalledProcessError) as e:
+                print("bench: no plot of %s (%s%s)" % (t["csv"], e, (
+                    ": " + e.stderr.strip()[-300:]) if getattr(e, "stderr", None) else ""),
+                    file=sys.stderr)
+                continue
+            if first is None:
+                first = png
+                shutil.copyfile(png, os.path.join(out_dir, "planefail-paths.png"))
 
 
 def fmt(v, f="%.2f"):

@@ -25,7 +25,9 @@
 #   (bottleneck, default 4), BENCH_INCAST_MB (mro_xfer total_mb per round,
 #   split among the senders, at least 1 each, default 8).
 # Output: build/bench/results.json (schema: Documentation/benchmarks.rst),
-#   build/bench/<benchmark>.png, and tables on stdout.
+#   build/bench/<benchmark>.png, planefail's per-path telemetry
+#   build/bench/planefail-paths-P<P>-rep<N>.csv/.png (and planefail-paths.png,
+#   the first of them), and tables on stdout.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
@@ -105,6 +107,11 @@ for d in $drivers; do
 	fi
 done
 cat "$OUT"/vm-*/guest[01].log 2>/dev/null | sed -n 's/^BENCH //p' >"$OUT/points.jsonl"
+# planefail's per-path telemetry (scripts/mro-telemetry.py record in the
+# guest): bench.py plots it next to the other PNGs
+for f in "$OUT"/vm-*/planefail-paths-*.csv; do
+	[ ! -e "$f" ] || mv "$f" "$OUT/"
+done
 args=(--points "$OUT/points.jsonl" --out "$OUT" --seconds $((SECONDS - start)))
 [ "$quick" = 0 ] || args+=(--quick)
 python3 scripts/bench.py "${args[@]}"
