@@ -153,7 +153,7 @@ static void do_ack(u64 now, u16 path, u8 a, u8 b)
 	ack.echo_tsval = mrt_tsval(now) - ((r >> 24) & 0xffff);
 	ack.hold_ns = (r >> 40) & 0xffff;
 	ack.echo_retx = (r >> 56) & 1;
-	ack.rate_hint_mbps = (b & 0x40) ? (u32)(r >> 32) : 0;
+	ack.rate_hint_kbps = (b & 0x40) ? (u32)(r >> 32) : 0;
 
 	ret = mrt_conn_on_ack(&conn, &ack, now, acked_buf, &nr);
 	FUZZ_ASSERT(ret == 0 || ret == -1);

@@ -163,29 +163,36 @@ static void mrt_cc_test_fixed(struct kunit *test)
 static void mrt_cc_test_rate_share(struct kunit *test)
 {
 	u32 share[4];
-	u32 demand[4] = { 1000, 0, 0, 50000 };
+	u32 demand[4] = { 1000000, 0, 0, 50000000 };
 	u32 weight[4] = { 1, 1, 2, 1 };
-	u32 usable = 100000 * MRT_RATE_HINT_UTIL_PCT / 100;
+	u32 usable = 100000000U / 100 * MRT_RATE_HINT_UTIL_PCT;
 
-	KUNIT_EXPECT_EQ(test, mrt_rate_hint(100000, 4), usable / 4);
-	KUNIT_EXPECT_EQ(test, mrt_rate_hint(100000, 0), usable);
+	KUNIT_EXPECT_EQ(test, mrt_rate_hint(100000000, 4), usable / 4);
+	KUNIT_EXPECT_EQ(test, mrt_rate_hint(100000000, 0), usable);
+	/*
+	 * kbit/s, not Mbit/s: a 4 Mbit/s bottleneck shared by 16 senders
+	 * is 237 kbit/s each, and 16 of them stay under the link (Mbit/s
+	 * hints rounded this up to 1 Mbit/s each, 4x the link).
+	 */
+	KUNIT_EXPECT_EQ(test, mrt_rate_hint(4000, 16), 237U);
+	KUNIT_EXPECT_LE(test, 16 * mrt_rate_hint(4000, 16), 4000U);
 
 	/* equal, unlimited */
-	mrt_rate_share(100000, 4, NULL, NULL, share);
+	mrt_rate_share(100000000, 4, NULL, NULL, share);
 	KUNIT_EXPECT_EQ(test, share[0], usable / 4);
 	KUNIT_EXPECT_EQ(test, share[3], usable / 4);
 
 	/* a small demand is met, the rest is split by the others */
-	mrt_rate_share(100000, 4, demand, NULL, share);
-	KUNIT_EXPECT_EQ(test, share[0], 1000U);
-	KUNIT_EXPECT_EQ(test, share[1], (usable - 1000) / 3);
-	KUNIT_EXPECT_EQ(test, share[3], (usable - 1000) / 3);
+	mrt_rate_share(100000000, 4, demand, NULL, share);
+	KUNIT_EXPECT_EQ(test, share[0], 1000000U);
+	KUNIT_EXPECT_EQ(test, share[1], (usable - 1000000) / 3);
+	KUNIT_EXPECT_EQ(test, share[3], (usable - 1000000) / 3);
 	KUNIT_EXPECT_LE(test, share[0] + share[1] + share[2] + share[3],
 			usable);
 
 	/* weights */
-	mrt_rate_share(100000, 4, demand, weight, share);
-	KUNIT_EXPECT_EQ(test, share[0], 1000U);
+	mrt_rate_share(100000000, 4, demand, weight, share);
+	KUNIT_EXPECT_EQ(test, share[0], 1000000U);
 	KUNIT_EXPECT_EQ(test, share[2], 2 * share[1]);
 	KUNIT_EXPECT_LE(test, share[0] + share[1] + share[2] + share[3],
 			usable);
@@ -196,7 +203,9 @@ static void mrt_cc_test_rate_share(struct kunit *test)
 static void mrt_cc_test_rate_window(struct kunit *test)
 {
 	/* 100 Gbit/s for 10 us is 125000 bytes: 31 packets of 4 KiB */
-	KUNIT_EXPECT_EQ(test, mrt_rate_hint_window(100000, 10000, 4096), 31U);
+	KUNIT_EXPECT_EQ(test, mrt_rate_hint_window(100000000, 10000, 4096), 31U);
+	/* 250 kbit/s for 100 ms is 3125 bytes: 4 packets of 1 KiB */
+	KUNIT_EXPECT_EQ(test, mrt_rate_hint_window(250, 100000000, 1024), 4U);
 	KUNIT_EXPECT_EQ(test, mrt_rate_hint_window(0, 10000, 4096), 0U);
 	KUNIT_EXPECT_EQ(test, mrt_rate_hint_window(1, 1, 4096), 1U);
 	KUNIT_EXPECT_EQ(test, mrt_rate_hint_window(1, 1, 0), 1U);
@@ -252,14 +261,18 @@ static void mrt_rate_test_account(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrt_rate_epoch_of(0, ep), 1ULL);
 	KUNIT_EXPECT_EQ(test, mrt_rate_epoch_of(ep, ep), 2ULL);
 	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 5, 1000, ep));
-	KUNIT_EXPECT_EQ(test, rx.last_mbps, 0U);
+	KUNIT_EXPECT_EQ(test, rx.last_kbps, 0U);
 	KUNIT_EXPECT_FALSE(test, mrt_rate_rx_account(&rx, 5, 249000, ep));
 	/* 250000 bytes in 2 ms = 1000 Mbit/s */
 	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 6, 1, ep));
-	KUNIT_EXPECT_EQ(test, rx.last_mbps, 1000U);
+	KUNIT_EXPECT_EQ(test, rx.last_kbps, 1000000U);
+	/* 125 bytes in 2 ms = 500 kbit/s: below 1 Mbit/s, still counted */
+	KUNIT_EXPECT_FALSE(test, mrt_rate_rx_account(&rx, 6, 124, ep));
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 7, 1, ep));
+	KUNIT_EXPECT_EQ(test, rx.last_kbps, 500U);
 	/* an idle epoch in between: rate unknown again */
-	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 8, 1, ep));
-	KUNIT_EXPECT_EQ(test, rx.last_mbps, 0U);
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 9, 1, ep));
+	KUNIT_EXPECT_EQ(test, rx.last_kbps, 0U);
 	KUNIT_EXPECT_FALSE(test, mrt_rate_limited(0, 100));
 	KUNIT_EXPECT_FALSE(test, mrt_rate_limited(10, 0));
 	KUNIT_EXPECT_TRUE(test, mrt_rate_limited(49, 100));
@@ -274,7 +287,7 @@ static void mrt_rate_test_account(struct kunit *test)
 static void mrt_rate_test_fair_share_n(struct kunit *test)
 {
 	static u32 demand[128], share[128];
-	u32 link = 100000, usable = link * MRT_RATE_HINT_UTIL_PCT / 100;
+	u32 link = 100000000, usable = link / 100 * MRT_RATE_HINT_UTIL_PCT;
 	struct mrt_rate_epoch slots[2] = {};
 	u32 n, i, k, hint;
 
@@ -296,7 +309,7 @@ static void mrt_rate_test_fair_share_n(struct kunit *test)
 		k = n / 4;
 		memset(slots, 0, sizeof(slots));
 		for (i = 0; i < n; i++) {
-			demand[i] = i < k ? 100 : 0;
+			demand[i] = i < k ? 100000 : 0;
 			mrt_rate_epoch_add(&slots[1], 9, i < k, demand[i]);
 		}
 		hint = mrt_rate_fair_share(link, slots, 9);
@@ -305,7 +318,7 @@ static void mrt_rate_test_fair_share_n(struct kunit *test)
 		/* rounding of the two divisions: +-1 */
 		KUNIT_EXPECT_LE(test, hint, share[n - 1] + 1);
 		KUNIT_EXPECT_GE(test, hint + 1, share[n - 1]);
-		KUNIT_EXPECT_LE(test, (u64)hint * (n - k) + 100ULL * k,
+		KUNIT_EXPECT_LE(test, (u64)hint * (n - k) + 100000ULL * k,
 				(u64)usable);
 	}
 	/* nobody reported: the whole usable link; never 0 */
@@ -318,15 +331,15 @@ static void mrt_rate_test_fair_share_n(struct kunit *test)
 static void mrt_rate_test_bdp_paths(struct kunit *test)
 {
 	/* 100 Gbit/s, 10 us, 4 KiB: 30 packets -> the base */
-	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(100000, 10 * 1000, 4096, 64),
+	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(100000000, 10 * 1000, 4096, 64),
 			(u16)MRT_PATHS_BASE);
 	/* 100 Gbit/s, 1 ms: 3051 packets -> 48 paths */
-	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(100000, 1000 * 1000, 4096, 64),
+	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(100000000, 1000 * 1000, 4096, 64),
 			48);
 	/* 10 ms caps at what was allocated */
-	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(100000, 10000 * 1000, 4096, 64),
+	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(100000000, 10000 * 1000, 4096, 64),
 			64);
-	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(100000, 1000 * 1000, 4096, 8),
+	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(100000000, 1000 * 1000, 4096, 8),
 			8);
 	KUNIT_EXPECT_EQ(test, mrt_rate_bdp_paths(0, 0, 0, 0), 1);
 }

@@ -325,13 +325,13 @@ static void mrt_conn_test_rate_cap(struct kunit *test)
 	f->paths[1].tx.have_rtt = true;
 	f->paths[1].tx.srtt_ns = 10 * US;
 	/* 10 Gbit/s * 10 us = 12500 bytes: 4 packets of 4 KiB */
-	c->rate_hint_mbps = 10000;
+	c->rate_hint_kbps = 10000000;
 	KUNIT_EXPECT_EQ(test, mrt_conn_rate_cap(c), 4U);
 	while (mrt_conn_next_tx(c, 0, n, &d) == MRT_TX_NEW)
 		n++;
 	KUNIT_EXPECT_EQ(test, n, 4U);
 	KUNIT_EXPECT_GE(test, c->stats.rate_limited, 1ULL);
-	c->rate_hint_mbps = 0;
+	c->rate_hint_kbps = 0;
 	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, 0, n, &d), MRT_TX_NEW);
 }
 
@@ -344,13 +344,13 @@ static void mrt_conn_test_rx_side(struct kunit *test)
 	bool gap;
 	u32 nr;
 
-	c->local_hint_mbps = 25000;
+	c->local_hint_kbps = 25000;
 	KUNIT_EXPECT_EQ(test, mrt_conn_rx(c, 1, 0, 5, MRT_RXF_ACK_REQ, 0, &gap),
 			MRT_RX_NEW);
 	KUNIT_EXPECT_TRUE(test, mrt_conn_ack_due(c, 1, 0, &deadline));
 	mrt_conn_fill_ack(c, 1, 0, &ack);
 	KUNIT_EXPECT_EQ(test, ack.path_id, 1);
-	KUNIT_EXPECT_EQ(test, ack.rate_hint_mbps, 25000U);
+	KUNIT_EXPECT_EQ(test, ack.rate_hint_kbps, 25000U);
 	KUNIT_EXPECT_EQ(test, mrt_conn_rx(c, 9, 0, 5, 0, 0, &gap),
 			MRT_RX_OUT_OF_WINDOW);
 	KUNIT_EXPECT_FALSE(test, mrt_conn_ack_due(c, 9, 0, &deadline));
@@ -1114,7 +1114,7 @@ static void mrt_conn_test_autosize(struct kunit *test)
 	/* no RTT yet: the base */
 	KUNIT_EXPECT_EQ(test, mrt_conn_autosize(c, now), (u16)MRT_PATHS_BASE);
 	/* 100 Gbit/s at 1 ms: 48 paths */
-	c->link_mbps = 100000;
+	c->link_kbps = 100000000;
 	for (i = 0; i < c->nr_active; i++) {
 		f->paths[i].tx.have_rtt = true;
 		f->paths[i].tx.srtt_ns = 1000 * US;
@@ -1123,9 +1123,9 @@ static void mrt_conn_test_autosize(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->paths[47].tx.state, MRT_PATH_HEALTHY);
 	KUNIT_EXPECT_EQ(test, f->paths[48].tx.state, MRT_PATH_PARKED);
 	/* a peer's hint of 1/8 of the link: fewer wanted, none removed */
-	c->rate_hint_mbps = 12500;
+	c->rate_hint_kbps = 12500000;
 	KUNIT_EXPECT_EQ(test, mrt_conn_autosize(c, now), 48);
-	c->rate_hint_mbps = 0;
+	c->rate_hint_kbps = 0;
 	/* traffic, then an idle spell longer than MRT_PATHS_IDLE_NS */
 	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, now, 1, &d), MRT_TX_NEW);
 	KUNIT_EXPECT_EQ(test, mrt_conn_autosize(c, now + MRT_PATHS_IDLE_NS + 1),

@@ -91,7 +91,7 @@ static void expect_ack_eq(struct kunit *test, const struct mrt_wire_ack *a,
 	KUNIT_EXPECT_EQ(test, a->cum_psn, b->cum_psn);
 	KUNIT_EXPECT_EQ(test, a->echo_tsval, b->echo_tsval);
 	KUNIT_EXPECT_EQ(test, a->hold_ns, b->hold_ns);
-	KUNIT_EXPECT_EQ(test, a->rate_hint_mbps, b->rate_hint_mbps);
+	KUNIT_EXPECT_EQ(test, a->rate_hint_kbps, b->rate_hint_kbps);
 	KUNIT_EXPECT_EQ(test, a->ce_count, b->ce_count);
 	KUNIT_EXPECT_EQ(test, a->dup_count, b->dup_count);
 	KUNIT_EXPECT_EQ(test, a->cpl_msn, b->cpl_msn);
@@ -158,7 +158,7 @@ static void expect_pkt_eq(struct kunit *test, const struct mrt_pkt_info *a,
 
 #define SAMPLE_ACK {							\
 	.path_id = 7, .cum_psn = 0xfffffff0, .echo_tsval = 0x0001e240,	\
-	.hold_ns = 20000, .rate_hint_mbps = 25000, .ce_count = 2,	\
+	.hold_ns = 20000, .rate_hint_kbps = 25000, .ce_count = 2,	\
 	.dup_count = 1, .cpl_msn = 9,					\
 	.ack_flags = MRW_ACKF_CPL | MRW_ACKF_ECHO_RETX,			\
 	.sack = { .w = { 0x8000000000000006ULL, 0, 0xffULL,		\
@@ -1231,7 +1231,7 @@ static void mrt_wire_doc_example(struct kunit *test)
 		.dst_qpn = 0x22, .src_qpn = 0x11, .conn_token = 0x5eed1234,
 		.stream_id = 1, .path_id = 0, .psn = 0, .tsval = 123472,
 		.ack = { .path_id = 3, .cum_psn = 0x100, .echo_tsval = 123456,
-			 .hold_ns = 20000, .rate_hint_mbps = 25000,
+			 .hold_ns = 20000, .rate_hint_kbps = 25000,
 			 .ce_count = 1, .cpl_msn = 5, .ack_flags = MRW_ACKF_CPL,
 			 .sack = { .w = { 0x3 } } },
 	};

@@ -781,7 +781,7 @@ struct MrtFlow : Flow {
 		pi.ack.dup_count = a.dup_count;
 		pi.ack.echo_tsval = a.echo_tsval;
 		pi.ack.hold_ns = a.hold_ns;
-		pi.ack.rate_hint_mbps = a.rate_hint_mbps;
+		pi.ack.rate_hint_kbps = a.rate_hint_kbps;
 		pi.ack.ack_flags = a.echo_retx ? MRW_ACKF_ECHO_RETX : 0;
 		hl = mrt_wire_build(buf, sizeof(buf), &pi);
 		if (hl < 0) {
@@ -829,7 +829,7 @@ struct MrtFlow : Flow {
 			a.echo_tsval = pi.ack.echo_tsval;
 			a.hold_ns = pi.ack.hold_ns;
 			a.echo_retx = pi.ack.ack_flags & MRW_ACKF_ECHO_RETX;
-			a.rate_hint_mbps = pi.ack.rate_hint_mbps;
+			a.rate_hint_kbps = pi.ack.rate_hint_kbps;
 			acks++;
 			if (mrt_conn_on_ack(&s, &a, now, ackedBuf.data(), &n) == 0)
 				for (u32 i = 0; i < n; i++)

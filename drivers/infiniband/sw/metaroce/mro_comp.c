@@ -76,7 +76,7 @@ void mro_comp_rx_ack(struct mro_conn *conn, const struct mrt_pkt_info *pi,
 	ai.echo_tsval = pi->ack.echo_tsval;
 	ai.hold_ns = pi->ack.hold_ns;
 	ai.echo_retx = !!(pi->ack.ack_flags & MRW_ACKF_ECHO_RETX);
-	ai.rate_hint_mbps = pi->ack.rate_hint_mbps;
+	ai.rate_hint_kbps = pi->ack.rate_hint_kbps;
 	if (ai.path_id >= conn->nr_paths) {
 		mro_conn_count_drop(conn, MRT_DROP_BAD_PATH);
 		mro_count_drop(conn->dev, MRT_DROP_BAD_PATH);
@@ -87,7 +87,7 @@ void mro_comp_rx_ack(struct mro_conn *conn, const struct mrt_pkt_info *pi,
 	spurious = p->tx.stats.spurious;
 	losses = p->tx.stats.losses;
 	ce = p->tx.stats.ce;
-	hint = conn->core.rate_hint_mbps;
+	hint = conn->core.rate_hint_kbps;
 	pwnd = conn->paths[ai.path_id].cc.pwnd;
 	state = p->tx.state;
 	mro_rate_tx(conn);
@@ -109,10 +109,10 @@ void mro_comp_rx_ack(struct mro_conn *conn, const struct mrt_pkt_info *pi,
 				  ai.path_id, (u32)ce, pwnd,
 				  conn->paths[ai.path_id].cc.pwnd);
 	}
-	if (conn->core.rate_hint_mbps != hint) {
+	if (conn->core.rate_hint_kbps != hint) {
 		mro_counter_inc(conn->dev, MRO_CNT_RATE_HINT_UPDATES);
 		trace_mro_rate_hint(&conn->dev->ibdev, conn->qp->ibqp.qp_num,
-				    hint, conn->core.rate_hint_mbps);
+				    hint, conn->core.rate_hint_kbps);
 	}
 	if (p->tx.state != state)
 		trace_mro_path_state(&conn->dev->ibdev, conn->qp->ibqp.qp_num,

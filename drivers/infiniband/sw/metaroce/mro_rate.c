@@ -68,7 +68,7 @@ MODULE_PARM_DESC(cc, "congestion control of new connections: aimd (default) or f
 struct mro_rate_dev {
 	const struct mro_dev *owner;	/* NULL: free */
 	struct mrt_rate_epoch slots[2];	/* by epoch & 1 */
-	u32 hint_mbps;		/* for the newest epoch, READ_ONCE() */
+	u32 hint_kbps;		/* for the newest epoch, READ_ONCE() */
 };
 
 static struct mro_rate_dev mro_rate_devs[MRO_RATE_DEVS];
@@ -102,6 +102,12 @@ u32 mro_rate_link_mbps(const struct mro_dev *dev)
 	width = ib_width_enum_to_int(READ_ONCE(dev->active_width));
 	return mro_lane_mbps(READ_ONCE(dev->active_speed)) *
 	       (width > 0 ? width : 1);
+}
+
+u32 mro_rate_link_kbps(const struct mro_dev *dev)
+{
+	/* the core counts kbit/s: a 4 Mbit/s bottleneck split 16 ways */
+	return (u32)min_t(u64, (u64)mro_rate_link_mbps(dev) * 1000, U32_MAX);
 }
 
 static u64 mro_rate_epoch_ns(void)
@@ -146,7 +152,7 @@ static struct mro_rate_dev *mro_rate_slot(const struct mro_dev *dev)
 	}
 	WRITE_ONCE(pick->owner, dev);
 	memset(pick->slots, 0, sizeof(pick->slots));
-	WRITE_ONCE(pick->hint_mbps, 0);
+	WRITE_ONCE(pick->hint_kbps, 0);
 out:
 	return pick;
 }
@@ -161,7 +167,7 @@ void mro_rate_rx(struct mro_conn *conn, u32 bytes, u64 now)
 
 	if (!mrt_rate_rx_account(&c->rate_rx, epoch, bytes, epoch_ns))
 		return;
-	limited = mrt_rate_limited(c->rate_rx.last_mbps, c->local_hint_mbps);
+	limited = mrt_rate_limited(c->rate_rx.last_kbps, c->local_hint_kbps);
 	spin_lock(&mro_rate_devs_lock);
 	/* a slot taken over by another device: find ours again */
 	if (!d || d->owner != conn->dev) {
@@ -169,9 +175,9 @@ void mro_rate_rx(struct mro_conn *conn, u32 bytes, u64 now)
 		c->rate_ctx = d;
 	}
 	mrt_rate_epoch_add(&d->slots[epoch & 1], epoch, limited,
-			   c->rate_rx.last_mbps);
-	WRITE_ONCE(d->hint_mbps,
-		   mrt_rate_fair_share(mro_rate_link_mbps(conn->dev), d->slots,
+			   c->rate_rx.last_kbps);
+	WRITE_ONCE(d->hint_kbps,
+		   mrt_rate_fair_share(mro_rate_link_kbps(conn->dev), d->slots,
 				       epoch));
 	spin_unlock(&mro_rate_devs_lock);
 }
@@ -182,14 +188,14 @@ void mro_rate_stamp(struct mro_conn *conn, u64 now)
 
 	if (!READ_ONCE(mro_rate_hint_on) || !d ||
 	    READ_ONCE(d->owner) != conn->dev) {
-		conn->core.local_hint_mbps = 0;
+		conn->core.local_hint_kbps = 0;
 		return;
 	}
-	conn->core.local_hint_mbps = READ_ONCE(d->hint_mbps);
+	conn->core.local_hint_kbps = READ_ONCE(d->hint_kbps);
 }
 
 void mro_rate_tx(struct mro_conn *conn)
 {
 	conn->core.auto_paths = READ_ONCE(mro_auto_paths);
-	conn->core.link_mbps = mro_rate_link_mbps(conn->dev);
+	conn->core.link_kbps = mro_rate_link_kbps(conn->dev);
 }

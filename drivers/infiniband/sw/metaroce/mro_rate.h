@@ -21,5 +21,7 @@ void mro_rate_stamp(struct mro_conn *conn, u64 now);
 void mro_rate_tx(struct mro_conn *conn);
 /* Link rate in Mbit/s: link_mbps, else the port's IB rate. */
 u32 mro_rate_link_mbps(const struct mro_dev *dev);
+/* The same in kbit/s, the unit of the core and of the wire's rate hint. */
+u32 mro_rate_link_kbps(const struct mro_dev *dev);
 
 #endif /* MRO_RATE_H */

@@ -104,7 +104,7 @@ void mro_resp_queue_ack(struct mro_conn *conn, u16 path_id, u64 now)
 	pi.ack.sack = ai.sack;
 	pi.ack.echo_tsval = ai.echo_tsval;
 	pi.ack.hold_ns = ai.hold_ns;
-	pi.ack.rate_hint_mbps = ai.rate_hint_mbps;
+	pi.ack.rate_hint_kbps = ai.rate_hint_kbps;
 	pi.ack.ce_count = ai.ce_count;
 	pi.ack.dup_count = ai.dup_count;
 	pi.ack.cpl_msn = conn->rx_req.next_msn;

@@ -116,19 +116,19 @@ TRACE_EVENT(mro_ce_echo,
 );
 
 TRACE_EVENT(mro_rate_hint,
-	    TP_PROTO(struct ib_device *ibdev, u32 qpn, u32 old_mbps,
-		     u32 new_mbps),
-	    TP_ARGS(ibdev, qpn, old_mbps, new_mbps),
+	    TP_PROTO(struct ib_device *ibdev, u32 qpn, u32 old_kbps,
+		     u32 new_kbps),
+	    TP_ARGS(ibdev, qpn, old_kbps, new_kbps),
 	    TP_STRUCT__entry(__string(dev, dev_name(&ibdev->dev))
 			     __field(u32, qpn)
-			     __field(u32, old_mbps)
-			     __field(u32, new_mbps)),
+			     __field(u32, old_kbps)
+			     __field(u32, new_kbps)),
 	    TP_fast_assign(__assign_str(dev, dev_name(&ibdev->dev));
 			   __entry->qpn = qpn;
-			   __entry->old_mbps = old_mbps;
-			   __entry->new_mbps = new_mbps;),
-	    TP_printk("dev=%s qpn=%u old_mbps=%u new_mbps=%u", __get_str(dev),
-		      __entry->qpn, __entry->old_mbps, __entry->new_mbps)
+			   __entry->old_kbps = old_kbps;
+			   __entry->new_kbps = new_kbps;),
+	    TP_printk("dev=%s qpn=%u old_kbps=%u new_kbps=%u", __get_str(dev),
+		      __entry->qpn, __entry->old_kbps, __entry->new_kbps)
 );
 
 TRACE_EVENT(mro_repick,

@@ -188,31 +188,31 @@ static u64 mrt_weight(const u32 *weight, u32 i)
  * part of what is left; senders that need less keep their demand and the
  * rest is split again. Each round satisfies at least one sender or ends.
  */
-void mrt_rate_share(u32 link_mbps, u32 nr, const u32 *demand_mbps,
-		    const u32 *weight, u32 *share_mbps)
+void mrt_rate_share(u32 link_kbps, u32 nr, const u32 *demand_kbps,
+		    const u32 *weight, u32 *share_kbps)
 {
-	u64 left = (u64)link_mbps * MRT_RATE_HINT_UTIL_PCT / 100;
+	u64 left = (u64)link_kbps * MRT_RATE_HINT_UTIL_PCT / 100;
 	u32 i, open = nr;
 
 	for (i = 0; i < nr; i++)
-		share_mbps[i] = 0;
+		share_kbps[i] = 0;
 	while (open && left) {
 		u64 wsum = 0, given = 0;
 		bool satisfied = false;
 
 		for (i = 0; i < nr; i++)
-			if (!share_mbps[i])
+			if (!share_kbps[i])
 				wsum += mrt_weight(weight, i);
 		for (i = 0; i < nr; i++) {
 			u64 fair;
 
-			if (share_mbps[i])
+			if (share_kbps[i])
 				continue;
 			fair = left * mrt_weight(weight, i) / wsum;
-			if (demand_mbps && demand_mbps[i] &&
-			    demand_mbps[i] <= fair) {
-				share_mbps[i] = demand_mbps[i];
-				given += demand_mbps[i];
+			if (demand_kbps && demand_kbps[i] &&
+			    demand_kbps[i] <= fair) {
+				share_kbps[i] = demand_kbps[i];
+				given += demand_kbps[i];
 				open--;
 				satisfied = true;
 			}
@@ -222,33 +222,33 @@ void mrt_rate_share(u32 link_mbps, u32 nr, const u32 *demand_mbps,
 			continue;
 		/* nobody is limited by demand: split the rest and stop */
 		for (i = 0; i < nr; i++)
-			if (!share_mbps[i])
-				share_mbps[i] = max_t(u32, 1, (u32)(left *
+			if (!share_kbps[i])
+				share_kbps[i] = max_t(u32, 1, (u32)(left *
 					mrt_weight(weight, i) / wsum));
 		break;
 	}
 	/* nothing left for the rest: a hint of 0 would mean "no hint" */
 	for (i = 0; i < nr; i++)
-		if (!share_mbps[i])
-			share_mbps[i] = 1;
+		if (!share_kbps[i])
+			share_kbps[i] = 1;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_rate_share, METAROCE_CORE);
 
-u32 mrt_rate_hint(u32 link_mbps, u32 active_senders)
+u32 mrt_rate_hint(u32 link_kbps, u32 active_senders)
 {
-	u64 usable = (u64)link_mbps * MRT_RATE_HINT_UTIL_PCT / 100;
+	u64 usable = (u64)link_kbps * MRT_RATE_HINT_UTIL_PCT / 100;
 
 	return (u32)max_t(u64, 1, usable / max_t(u32, active_senders, 1));
 }
 EXPORT_SYMBOL_NS_GPL(mrt_rate_hint, METAROCE_CORE);
 
-u32 mrt_rate_hint_window(u32 hint_mbps, u32 srtt_ns, u32 mtu)
+u32 mrt_rate_hint_window(u32 hint_kbps, u32 srtt_ns, u32 mtu)
 {
-	/* Mbit/s * ns = 1e-3 bit; / 8000 gives bytes */
-	u64 bytes = (u64)hint_mbps * srtt_ns / 8000;
+	/* kbit/s * ns = 10^-6 bit; / (8 * 10^6) gives bytes */
+	u64 bytes = (u64)hint_kbps * srtt_ns / 8000000;
 	u64 pkts;
 
-	if (!hint_mbps)
+	if (!hint_kbps)
 		return 0;
 	pkts = DIV_ROUND_UP(bytes, max_t(u32, mtu, 1));
 	return (u32)clamp_t(u64, pkts, 1, 0xffffffffULL);

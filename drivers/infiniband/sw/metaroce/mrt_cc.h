@@ -69,19 +69,19 @@ int mrt_cc_set_default(const char *name);
 const struct mrt_cc_ops *mrt_cc_get(u32 index);
 
 /*
- * Receiver fair share: split link_mbps (times MRT_RATE_HINT_UTIL_PCT) among
- * nr active senders by weighted max-min fairness. demand_mbps[i] is what
+ * Receiver fair share: split link_kbps (times MRT_RATE_HINT_UTIL_PCT) among
+ * nr active senders by weighted max-min fairness. demand_kbps[i] is what
  * sender i can use (0 = unlimited), weight[i] its share weight (NULL = all
- * equal, a weight of 0 counts as 1). share_mbps[i] receives the hint.
+ * equal, a weight of 0 counts as 1). share_kbps[i] receives the hint.
  */
-void mrt_rate_share(u32 link_mbps, u32 nr, const u32 *demand_mbps,
-		    const u32 *weight, u32 *share_mbps);
+void mrt_rate_share(u32 link_kbps, u32 nr, const u32 *demand_kbps,
+		    const u32 *weight, u32 *share_kbps);
 /* Equal share for one of active_senders senders (0 senders: whole link). */
-u32 mrt_rate_hint(u32 link_mbps, u32 active_senders);
+u32 mrt_rate_hint(u32 link_kbps, u32 active_senders);
 /*
  * The hint as a connection window cap: packets of mtu bytes that the rate
  * delivers in one srtt (at least 1). hint 0 means no cap (returns 0).
  */
-u32 mrt_rate_hint_window(u32 hint_mbps, u32 srtt_ns, u32 mtu);
+u32 mrt_rate_hint_window(u32 hint_kbps, u32 srtt_ns, u32 mtu);
 
 #endif /* MRT_CC_H */

@@ -120,7 +120,7 @@ u32 mrt_conn_rate_cap(const struct mrt_conn *c)
 	u64 wsum = 0, weighted = 0;
 	u16 i;
 
-	if (!c->rate_hint_mbps)
+	if (!c->rate_hint_kbps)
 		return 0;
 	/* the RTT the window has to cover: window-weighted mean srtt */
 	for (i = 0; i < c->nr_active; i++) {
@@ -135,7 +135,7 @@ u32 mrt_conn_rate_cap(const struct mrt_conn *c)
 	}
 	if (!wsum)
 		return 1;
-	return mrt_rate_hint_window(c->rate_hint_mbps, (u32)(weighted / wsum),
+	return mrt_rate_hint_window(c->rate_hint_kbps, (u32)(weighted / wsum),
 				    c->mtu);
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_rate_cap, METAROCE_CORE);
@@ -247,7 +247,7 @@ static int mrt_conn_pick_path(struct mrt_conn *c, int avoid)
 u16 mrt_conn_autosize(struct mrt_conn *c, u64 now_ns)
 {
 	u16 base = min_t(u16, MRT_PATHS_BASE, c->max_paths);
-	u32 rate = c->link_mbps, rtt;
+	u32 rate = c->link_kbps, rtt;
 	u16 want = base;
 
 	if (!c->auto_paths)
@@ -260,8 +260,8 @@ u16 mrt_conn_autosize(struct mrt_conn *c, u64 now_ns)
 		c->stats.paths_shrunk++;
 		return c->nr_active;
 	}
-	if (c->rate_hint_mbps && (!rate || c->rate_hint_mbps < rate))
-		rate = c->rate_hint_mbps;
+	if (c->rate_hint_kbps && (!rate || c->rate_hint_kbps < rate))
+		rate = c->rate_hint_kbps;
 	/* propagation, not queueing: a congested queue must not add paths */
 	rtt = mrt_conn_min_srtt(c);
 	if (rate && rtt)
@@ -502,7 +502,7 @@ int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 		mrt_conn_seed_rto(c);
 	if (p->tx.stats.spurious_rto != spurious_rto)
 		mrt_conn_share_floor(c, p->tx.rto_floor_ns);
-	c->rate_hint_mbps = ack->rate_hint_mbps;
+	c->rate_hint_kbps = ack->rate_hint_kbps;
 
 	if (p->tx.state == MRT_PATH_PARKED)
 		return 0;
@@ -791,6 +791,6 @@ void mrt_conn_fill_ack(struct mrt_conn *c, u16 path_id, u64 now_ns,
 		return;
 	}
 	mrt_path_rx_fill_ack(&c->paths[path_id].rx, path_id, now_ns, ack);
-	ack->rate_hint_mbps = c->local_hint_mbps;
+	ack->rate_hint_kbps = c->local_hint_kbps;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_fill_ack, METAROCE_CORE);

@@ -79,18 +79,18 @@ struct mrt_conn {
 	u16 nr_active;
 	u32 mtu;
 	const struct mrt_cc_ops *cc;
-	u32 rate_hint_mbps;	/* latest hint from the peer, 0 = none */
-	u32 local_hint_mbps;	/* hint we put in our ACKs, 0 = none */
+	u32 rate_hint_kbps;	/* latest hint from the peer, 0 = none */
+	u32 local_hint_kbps;	/* hint we put in our ACKs, 0 = none */
 	struct mrt_rate_rx rate_rx;	/* receive accounting for the hint */
 	void *rate_ctx;		/* the glue's per-device share state */
 	/*
 	 * Path count from the bandwidth-delay product: with auto_paths the
 	 * sender grows nr_active towards mrt_rate_bdp_paths() of
-	 * link_mbps (or the peer's hint) and the paths' RTT, and shrinks
+	 * link_kbps (or the peer's hint) and the paths' RTT, and shrinks
 	 * back to MRT_PATHS_BASE after MRT_PATHS_IDLE_NS without sending.
 	 */
 	bool auto_paths;
-	u32 link_mbps;		/* local link rate for the BDP, 0 = unknown */
+	u32 link_kbps;		/* local link rate for the BDP, 0 = unknown */
 	u64 last_tx_ns;		/* newest transmission */
 	u64 autosize_ns;	/* last path-count check */
 	struct mrt_retx_ent *retxq;

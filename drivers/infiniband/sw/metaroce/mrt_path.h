@@ -102,7 +102,7 @@ struct mrt_ack_info {
 	u32 echo_tsval;		/* tsval of the packet that triggered it */
 	u32 hold_ns;		/* time that packet waited for the ACK */
 	bool echo_retx;		/* that packet was a retransmission */
-	u32 rate_hint_mbps;	/* receiver fair share, 0 = no hint */
+	u32 rate_hint_kbps;	/* receiver fair share, 0 = no hint */
 };
 
 /*

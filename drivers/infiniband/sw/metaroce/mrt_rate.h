@@ -35,14 +35,14 @@ struct mrt_rate_epoch {
 	u64 id;			/* epoch number (now / epoch_ns), 0 = empty */
 	u32 active;		/* connections that received data */
 	u32 limited;		/* of those, limited by their own demand */
-	u64 limited_mbps;	/* sum of the limited connections' rates */
+	u64 limited_kbps;	/* sum of the limited connections' rates */
 };
 
 /* One connection's receive accounting. */
 struct mrt_rate_rx {
 	u64 epoch;		/* epoch of the newest data, 0 = none yet */
 	u64 bytes;		/* bytes received in that epoch */
-	u32 last_mbps;		/* rate over the previous epoch, 0 = unknown */
+	u32 last_kbps;		/* rate over the previous epoch, 0 = unknown */
 };
 
 static inline u64 mrt_rate_epoch_of(u64 now_ns, u64 epoch_ns)
@@ -54,22 +54,22 @@ static inline u64 mrt_rate_epoch_of(u64 now_ns, u64 epoch_ns)
 /*
  * Count bytes received in epoch. Returns true on the connection's first
  * packet of that epoch: the caller then reports it to its device with
- * mrt_rate_epoch_add(). last_mbps is the previous epoch's rate when the
+ * mrt_rate_epoch_add(). last_kbps is the previous epoch's rate when the
  * connection was active in it, else 0.
  */
 bool mrt_rate_rx_account(struct mrt_rate_rx *rx, u64 epoch, u32 bytes,
 			 u64 epoch_ns);
-/* Is a connection at last_mbps, given hint_mbps, limited by its demand? */
-bool mrt_rate_limited(u32 last_mbps, u32 hint_mbps);
+/* Is a connection at last_kbps, given hint_kbps, limited by its demand? */
+bool mrt_rate_limited(u32 last_kbps, u32 hint_kbps);
 /* Report one connection to the device's slot for epoch (resets it). */
 void mrt_rate_epoch_add(struct mrt_rate_epoch *slot, u64 epoch, bool limited,
-			u32 last_mbps);
+			u32 last_kbps);
 /*
  * The hint for epoch from the device's two slots (either may hold another
  * epoch: only epoch and epoch - 1 count). 0 link or no active connection
  * gives the whole usable link (at least 1).
  */
-u32 mrt_rate_fair_share(u32 link_mbps, const struct mrt_rate_epoch *slots,
+u32 mrt_rate_fair_share(u32 link_kbps, const struct mrt_rate_epoch *slots,
 			u64 epoch);
 
 /*
@@ -82,6 +82,6 @@ u32 mrt_rate_fair_share(u32 link_mbps, const struct mrt_rate_epoch *slots,
 #define MRT_PATH_BDP_PKTS	64
 /* a connection that sent nothing for this long shrinks back to base */
 #define MRT_PATHS_IDLE_NS	(20 * 1000 * 1000ULL)
-u16 mrt_rate_bdp_paths(u32 rate_mbps, u32 rtt_ns, u32 mtu, u16 max_paths);
+u16 mrt_rate_bdp_paths(u32 rate_kbps, u32 rtt_ns, u32 mtu, u16 max_paths);
 
 #endif /* MRT_RATE_H */

@@ -306,7 +306,7 @@ static void mrt_get_ack(const struct mrw_ack *h, struct mrt_wire_ack *ack)
 	ack->cum_psn = be32_to_cpu(h->cum_psn);
 	ack->echo_tsval = be32_to_cpu(h->echo_tsval);
 	ack->hold_ns = be32_to_cpu(h->hold_ns);
-	ack->rate_hint_mbps = be32_to_cpu(h->rate_hint);
+	ack->rate_hint_kbps = be32_to_cpu(h->rate_hint);
 	ack->ce_count = be16_to_cpu(h->ce_count);
 	ack->dup_count = be16_to_cpu(h->dup_count);
 	ack->cpl_msn = be32_to_cpu(h->cpl_msn);
@@ -654,7 +654,7 @@ void mrt_wire_put_ack(struct mrw_ack *h, const struct mrt_wire_ack *ack)
 	h->cum_psn = cpu_to_be32(ack->cum_psn);
 	h->echo_tsval = cpu_to_be32(ack->echo_tsval);
 	h->hold_ns = cpu_to_be32(ack->hold_ns);
-	h->rate_hint = cpu_to_be32(ack->rate_hint_mbps);
+	h->rate_hint = cpu_to_be32(ack->rate_hint_kbps);
 	h->ce_count = cpu_to_be16(ack->ce_count);
 	h->dup_count = cpu_to_be16(ack->dup_count);
 	h->cpl_msn = cpu_to_be32(ack->cpl_msn);

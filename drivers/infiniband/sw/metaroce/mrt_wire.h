@@ -56,7 +56,7 @@ struct mrt_wire_ack {
 	u32 cum_psn;
 	u32 echo_tsval;
 	u32 hold_ns;
-	u32 rate_hint_mbps;
+	u32 rate_hint_kbps;
 	u16 ce_count;
 	u16 dup_count;
 	u32 cpl_msn;
