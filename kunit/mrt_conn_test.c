@@ -331,6 +331,13 @@ static void mrt_conn_test_rate_cap(struct kunit *test)
 		n++;
 	KUNIT_EXPECT_EQ(test, n, 4U);
 	KUNIT_EXPECT_GE(test, c->stats.rate_limited, 1ULL);
+	/* a probe at the cap is a copy of the path's flight, not new data */
+	f->paths[1].tx.probe_pending = true;
+	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, 0, n, &d), MRT_TX_RESEND);
+	KUNIT_EXPECT_EQ(test, d.path_id, 1);
+	KUNIT_EXPECT_TRUE(test, d.flags & MRT_TXF_PROBE);
+	KUNIT_EXPECT_LT(test, d.handle, 4ULL);
+	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, 0, n, &d), MRT_TX_NONE);
 	c->rate_hint_kbps = 0;
 	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, 0, n, &d), MRT_TX_NEW);
 }

@@ -436,7 +436,7 @@ static void mrt_path_test_rtt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tx->min_rtt_ns, (u32)(100 * US));
 }
 
-/* A 10 us fabric still gets the RTO floor; a 1 s RTT gets the ceiling. */
+/* A 10 us fabric gets the RTO floor; long RTTs the ceiling (2 srtt). */
 static void mrt_path_test_rto_bounds(struct kunit *test)
 {
 	struct mrt_path_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
@@ -456,17 +456,17 @@ static void mrt_path_test_rto_bounds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.rtt_ns, (u32)(10 * US));
 	KUNIT_EXPECT_EQ(test, tx->rto_base_ns, MRT_RTO_MIN_NS);
 
-	/* a sample beyond MRT_RTO_MAX_NS is not believed */
+	/* a sample beyond MRT_RTT_SAMPLE_MAX_NS is not believed */
 	now += 20 * US;
 	mrt_path_tx_send(tx, 2, 0, now, &psn);
 	ack.cum_psn = psn + 1;
 	ack.echo_tsval = mrt_tsval(now);
-	mrt_path_tx_on_ack(tx, &ack, now + 2 * MRT_RTO_MAX_NS, acked, lost,
-			   &res);
+	mrt_path_tx_on_ack(tx, &ack, now + MRT_RTT_SAMPLE_MAX_NS + MS, acked,
+			   lost, &res);
 	KUNIT_EXPECT_EQ(test, res.newly_acked, 1U);
 	KUNIT_EXPECT_EQ(test, res.rtt_ns, 0U);
 
-	/* 150 ms RTTs: believed, and the RTO clamps at the ceiling */
+	/* 100 ms RTTs: believed, and the RTO clamps at MRT_RTO_MAX_NS */
 	for (psn = 0; psn < 3; psn++) {
 		u32 p;
 
@@ -474,10 +474,31 @@ static void mrt_path_test_rto_bounds(struct kunit *test)
 		mrt_path_tx_send(tx, 3, 0, now, &p);
 		ack.cum_psn = p + 1;
 		ack.echo_tsval = mrt_tsval(now);
-		mrt_path_tx_on_ack(tx, &ack, now + 150 * MS, acked, lost, &res);
-		KUNIT_EXPECT_EQ(test, res.rtt_ns, (u32)(150 * MS));
+		mrt_path_tx_on_ack(tx, &ack, now + 100 * MS, acked, lost, &res);
+		KUNIT_EXPECT_EQ(test, res.rtt_ns, (u32)(100 * MS));
 	}
 	KUNIT_EXPECT_EQ(test, tx->rto_base_ns, MRT_RTO_MAX_NS);
+
+	/*
+	 * 400 ms RTTs (a deep queue at a slow bottleneck): the ceiling is
+	 * 2 srtt, so the RTO stays above the RTT and the backoff too
+	 */
+	for (psn = 0; psn < 40; psn++) {
+		u32 p;
+
+		now += MRT_RTT_SAMPLE_MAX_NS;
+		mrt_path_tx_send(tx, 4, 0, now, &p);
+		ack.cum_psn = p + 1;
+		ack.echo_tsval = mrt_tsval(now);
+		mrt_path_tx_on_ack(tx, &ack, now + 400 * MS, acked, lost, &res);
+		KUNIT_EXPECT_EQ(test, res.rtt_ns, (u32)(400 * MS));
+	}
+	KUNIT_EXPECT_GT(test, tx->rto_base_ns, 400 * MS);
+	KUNIT_EXPECT_LE(test, tx->rto_base_ns, 2 * (u64)tx->srtt_ns);
+	tx->backoff = 40;
+	mrt_path_tx_send(tx, 5, 0, now, &psn);
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_rto_deadline(tx) - now,
+			2 * (u64)tx->srtt_ns);
 }
 
 static void mrt_path_test_rto_backoff_fail(struct kunit *test)
@@ -853,7 +874,7 @@ static void mrt_path_test_tx_fuzz(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twice, 0U);
 	KUNIT_EXPECT_GT(test, tx->stats.bad_acks, 1000ULL);
 	KUNIT_EXPECT_GT(test, tx->stats.losses, 100ULL);
-	KUNIT_EXPECT_LE(test, tx->srtt_ns, (u32)MRT_RTO_MAX_NS);
+	KUNIT_EXPECT_LE(test, tx->srtt_ns, (u32)MRT_RTT_SAMPLE_MAX_NS);
 }
 
 static void mrt_path_test_sizes(struct kunit *test)

@@ -132,7 +132,7 @@ static void mro_timer_run_core(struct mro_conn *conn, u64 now)
 			mro_counter_inc(conn->dev, MRO_CNT_RTOS);
 			trace_mro_rto(&conn->dev->ibdev, qpn, i,
 				      (u32)div_u64(min_t(u64, rto,
-							 MRT_RTO_MAX_NS),
+							 MRT_RTT_SAMPLE_MAX_NS),
 						   NSEC_PER_USEC),
 				      tx->backoff, lost);
 		}

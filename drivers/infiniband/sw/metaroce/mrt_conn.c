@@ -354,6 +354,7 @@ int mrt_conn_next_tx(struct mrt_conn *c, u64 now_ns, u64 new_handle,
 		     struct mrt_tx_decision *out)
 {
 	struct mrt_retx_ent *e;
+	bool capped;
 	u32 cap;
 	int path;
 
@@ -362,11 +363,17 @@ int mrt_conn_next_tx(struct mrt_conn *c, u64 now_ns, u64 new_handle,
 	if (c->auto_paths &&
 	    (!c->autosize_ns || now_ns - c->autosize_ns >= MRT_RTT_INIT_NS))
 		mrt_conn_autosize(c, now_ns);
-	if (mrt_conn_probe(c, now_ns, new_handle, out) != MRT_TX_NONE)
-		return out->kind;
-
 	cap = mrt_conn_rate_cap(c);
-	if (cap && mrt_conn_inflight(c) >= cap) {
+	capped = cap && mrt_conn_inflight(c) >= cap;
+	/*
+	 * A probe still goes out when the rate cap is reached (it is what
+	 * resolves a quiet flight), but as a copy, not as new data: RTOs
+	 * and TLPs on a dozen paths must not add data past the hint.
+	 */
+	if (mrt_conn_probe(c, now_ns, capped ? MRT_NO_HANDLE : new_handle,
+			   out) != MRT_TX_NONE)
+		return out->kind;
+	if (capped) {
 		c->stats.rate_limited++;
 		return MRT_TX_NONE;
 	}

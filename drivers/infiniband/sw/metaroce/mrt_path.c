@@ -239,14 +239,29 @@ static struct mrt_tx_slot *mrt_slot(struct mrt_path_tx *tx, u32 psn)
 	return &tx->ring[psn & MRT_RING_MASK];
 }
 
+/*
+ * MRT_RTO_MAX_NS bounds the RTO and its backoff on any path whose RTT is
+ * under half of it: failure detection stays well under a second. A path
+ * whose measured RTT is longer (a deep queue at a slow bottleneck) gets
+ * 2 srtt: an RTO below the RTT the path shows fires on packets that are
+ * only queued, and each spurious resend deepens the queue.
+ */
+static u64 mrt_tx_rto_ceiling(const struct mrt_path_tx *tx)
+{
+	if (!tx->have_rtt)
+		return MRT_RTO_MAX_NS;
+	return clamp_t(u64, 2ULL * tx->srtt_ns, MRT_RTO_MAX_NS,
+		       MRT_RTT_SAMPLE_MAX_NS);
+}
+
 static u64 mrt_tx_rto(const struct mrt_path_tx *tx)
 {
-	u64 rto = tx->rto_base_ns;
+	u64 rto = tx->rto_base_ns, ceiling = mrt_tx_rto_ceiling(tx);
 	u32 i;
 
-	for (i = 0; i < tx->backoff && rto < MRT_RTO_MAX_NS; i++)
+	for (i = 0; i < tx->backoff && rto < ceiling; i++)
 		rto <<= 1;
-	return min_t(u64, rto, MRT_RTO_MAX_NS);
+	return min_t(u64, rto, ceiling);
 }
 
 /* Move una past slots that are resolved and free. */
@@ -326,7 +341,8 @@ static void mrt_tx_update_rto(struct mrt_path_tx *tx)
 	rto = max_t(u64, (u64)tx->srtt_ns +
 		    max_t(u64, MRT_RTO_GRANULARITY_NS, 4ULL * tx->rttvar_ns),
 		    3ULL * tx->srtt_ns) + mrt_tx_ack_delay(tx);
-	tx->rto_base_ns = clamp_t(u64, rto, tx->rto_floor_ns, MRT_RTO_MAX_NS);
+	tx->rto_base_ns = clamp_t(u64, rto, tx->rto_floor_ns,
+				  mrt_tx_rto_ceiling(tx));
 }
 
 /* RFC 6298 estimator with datacenter floor and ceiling. */
@@ -527,7 +543,7 @@ int mrt_path_tx_on_ack(struct mrt_path_tx *tx, const struct mrt_ack_info *ack,
 		u64 raw = (u64)raw_us * 1000;
 
 		/* timestamps have 1 us resolution: never sample below it */
-		if (raw <= MRT_RTO_MAX_NS) {
+		if (raw <= MRT_RTT_SAMPLE_MAX_NS) {
 			u32 rtt = raw > ack->hold_ns + 1000 ?
 				  (u32)(raw - ack->hold_ns) : 1000;
 
@@ -645,7 +661,7 @@ u32 mrt_path_tx_on_timer_ex(struct mrt_path_tx *tx, u64 now_ns, u64 *lost,
 		tx->stats.rtos++;
 		if (tx->consecutive_rtos < MRT_U8_MAX)
 			tx->consecutive_rtos++;
-		if (mrt_tx_rto(tx) < MRT_RTO_MAX_NS)
+		if (mrt_tx_rto(tx) < mrt_tx_rto_ceiling(tx))
 			tx->backoff++;
 		if (tx->consecutive_rtos >= MRT_PATH_FAIL_RTOS && may_fail) {
 			/* the route is dead: all of its flight goes elsewhere */

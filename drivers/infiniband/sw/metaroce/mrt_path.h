@@ -36,6 +36,8 @@
 #define MRT_RTO_INIT_NS			(10 * 1000 * 1000ULL)
 #define MRT_RTO_MIN_NS			(200 * 1000ULL)
 #define MRT_RTO_MAX_NS			(200 * 1000 * 1000ULL)
+/* RTT samples up to this are believed; the RTO ceiling is 2 srtt up to it */
+#define MRT_RTT_SAMPLE_MAX_NS		(2000 * 1000 * 1000ULL)
 #define MRT_RTO_GRANULARITY_NS		(10 * 1000ULL)
 #define MRT_TLP_MIN_NS			(50 * 1000ULL)
 #define MRT_PATH_FAIL_RTOS		3
