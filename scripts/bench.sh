@@ -6,6 +6,7 @@
 # usage: scripts/bench.sh [--quick] [B=name[,name...]]
 #   --quick   the `make check` subset: 0 % and 1 % loss, one repetition,
 #             metaroce only; exits non-zero when a ratio threshold fails
+#   Exits non-zero as well when a guest run fails (its points still print).
 #   B=NAME    only these benchmarks: loss, reorder, msgsize, cpu, nvme,
 #             planes, planefail, incast (default: all, in that order; the
 #             last three are metaroce only: rdma_rxe has no planes and its
@@ -86,11 +87,15 @@ boot() {
 	echo "bench: $name: $* ($reps reps, size $size) at $(date +%T)"
 	bash scripts/vm-run.sh --guests "$guests" --out "$OUT/vm-$name" --timeout 3000 \
 		--script scripts/bench-guest.sh -- "$mode" "$reps" "$size" "$@" \
-		>"$OUT/vm-$name.log" 2>&1 || echo "bench: $name: vm-run failed (see $OUT/vm-$name.log)"
+		>"$OUT/vm-$name.log" 2>&1 || {
+		echo "bench: $name: vm-run failed (see $OUT/vm-$name.log)"
+		vm_failed=1
+	}
 	echo "bench: $name done ($((SECONDS - start)) s so far)"
 }
 
 start=$SECONDS
+vm_failed=0
 for d in $drivers; do
 	if [ "$d" = metaroce ]; then
 		[ ${#specs[@]} -eq 0 ] || boot 1 metaroce metaroce "$mb" "${specs[@]}"
@@ -115,3 +120,8 @@ done
 args=(--points "$OUT/points.jsonl" --out "$OUT" --seconds $((SECONDS - start)))
 [ "$quick" = 0 ] || args+=(--quick)
 python3 scripts/bench.py "${args[@]}"
+rc=$?
+# the points a failed guest did deliver are reported above, but the run
+# as a whole is not a result
+[ "$vm_failed" = 0 ] || rc=1
+exit "$rc"

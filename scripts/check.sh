@@ -182,11 +182,21 @@ vm_selftests() {
 		# shellcheck disable=SC2086
 		bash scripts/vm-run.sh "$@" $opts --timeout "$left" --out "$dir" --script "$t" -- $args \
 			>"$dir.log" 2>&1
+		vrc=$?
 		# wall time per selftest, to keep the CI budget in sight
 		echo "$tag-$name $((SECONDS - t0))" >>"$OUT/timings.txt"
 		cat "$dir"/guest*.log >"$OUT/$tag-$name.tap" 2>/dev/null
 		if [ ! -s "$OUT/$tag-$name.tap" ]; then
 			echo "not ok 1 - $name: guest produced no output" >"$OUT/$tag-$name.tap"
+		fi
+		# a guest killed at the time limit: say so, with what its
+		# console showed last (hung task, lockup, the step it was in)
+		if [ "$vrc" -eq 124 ]; then
+			echo "not ok 999 - $name: guests killed after $left s" >>"$OUT/$tag-$name.tap"
+			for c in "$dir"/console*.log; do
+				[ -f "$c" ] || continue
+				tail -n 20 "$c" | sed "s/^/# $(basename "$c" .log): /"
+			done >>"$OUT/$tag-$name.tap"
 		fi
 		cat "$dir"/console*.log "$dir"/dmesg*.log "$dir"/kmemleak*.log \
 			>"$dir/all-kernel.log" 2>/dev/null
@@ -296,6 +306,7 @@ if [ -s "$OUT/failures.txt" ]; then
 	echo "failure details:"
 	for f in "$OUT"/*.tap; do
 		awk -v f="$(basename "$f")" '
+			/^not ok.*# *TODO/ { n = 0; nc = 0; next }
 			/^not ok/ {
 				print "  " f ": " $0
 				for (i = 0; i < nc; i++) print "    " c[i]

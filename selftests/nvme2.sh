@@ -28,6 +28,9 @@ cd "$(dirname "$0")/.." || exit 1
 
 MB=${1:-8}
 CYCLES=${2:-3}
+# 8 MiB takes 4-18 s here: a fio that runs 10x that is stuck, and the
+# rest of the test (and the state dump) still gets its turn
+FIO_TIMEOUT=${FIO_TIMEOUT:-$((120 + 8 * MB))}
 ME=${MRO_GUEST:-0}
 OUT=${MRO_OUT:-/tmp}
 HOST=198.18.0.1
@@ -72,6 +75,19 @@ ok "$(nvme_host_connect $TARGET >&2; echo $?)" "nvme connect -t rdma to $TARGET"
 dev=$(nvme_dev)
 diag "namespace: ${dev:-none}"
 
+# nvme2_state WHY: what the transport and the kernel show after a failed or
+# stuck fio (a CI log keeps only the TAP comments)
+nvme2_state() {
+	local f
+
+	diag "$1: kernel log and transport state follow"
+	dmesg | tail -n 10 | while IFS= read -r l; do diag "dmesg: $l"; done
+	for f in qps paths counters; do
+		sed "s/^/$f: /" "/sys/kernel/debug/metaroce/mr0/$f" 2>/dev/null | head -n 40 |
+			while IFS= read -r l; do diag "$l"; done
+	done
+}
+
 # phase NAME [NETEM...]: the qdisc, then 4 KiB random and 128 KiB
 # sequential write + verify; five TAP lines
 phase() {
@@ -89,6 +105,7 @@ phase() {
 	r4=$(fio_verify "$OUT/nvme2-$name-4k.json" "$dev" "$MB" randwrite 4k)
 	r128=$(fio_verify "$OUT/nvme2-$name-128k.json" "$dev" "$MB" write 128k)
 	tx1=$(cat /sys/class/infiniband/mr0/ports/1/hw_counters/retransmits 2>/dev/null || echo 0)
+	[ "$r4 $r128" = "0 0 0 0" ] || nvme2_state "$name: fio $r4 / $r128"
 	is "$r4" "0 0" "$name: fio 4 KiB randwrite + crc32c verify, $MB MiB (exit, errors)"
 	is "$r128" "0 0" "$name: fio 128 KiB write + crc32c verify, $MB MiB (exit, errors)"
 	resets=$(nvme_resets_since "$mark")

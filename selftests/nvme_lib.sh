@@ -61,12 +61,12 @@ nvme_host_disconnect() {
 
 # fio_verify OUT.json DEV MB [RW [BS [EXTRA...]]]: fio with crc32c verify;
 # prints "rc errors" (errors = sum of the jobs' error fields, "none" when
-# fio wrote no JSON)
+# fio wrote no JSON). FIO_TIMEOUT bounds one run (rc 124 when it fires).
 fio_verify() {
 	local out=$1 dev=$2 mb=$3 rw=${4:-randwrite} bs=${5:-4k} rc errs
 
 	shift 5 2>/dev/null || shift $#
-	timeout 600 fio --name=verify --filename="${dev:-/dev/null}" \
+	timeout "${FIO_TIMEOUT:-600}" fio --name=verify --filename="${dev:-/dev/null}" \
 		--direct=1 --ioengine=libaio --iodepth=8 --rw="$rw" --bs="$bs" \
 		--size="${mb}M" --verify=crc32c --do_verify=1 --verify_fatal=1 \
 		--output-format=json --output="$out" "$@" >/dev/null 2>&1
