@@ -81,10 +81,9 @@ nvme2_state() {
 	local f
 
 	diag "$1: kernel log and transport state follow"
-	dmesg | tail -n 10 | while IFS= read -r l; do diag "dmesg: $l"; done
+	dmesg | tail -n 10 | sed 's/^/# dmesg: /'
 	for f in qps paths counters; do
-		sed "s/^/$f: /" "/sys/kernel/debug/metaroce/mr0/$f" 2>/dev/null | head -n 40 |
-			while IFS= read -r l; do diag "$l"; done
+		sed "s/^/# $f: /" "/sys/kernel/debug/metaroce/mr0/$f" 2>/dev/null | head -n 40
 	done
 }
 
