@@ -260,18 +260,18 @@ static void mrt_rate_test_account(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, mrt_rate_epoch_of(0, ep), 1ULL);
 	KUNIT_EXPECT_EQ(test, mrt_rate_epoch_of(ep, ep), 2ULL);
-	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 5, 1000, ep));
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 5, 1000, false, ep));
 	KUNIT_EXPECT_EQ(test, rx.last_kbps, 0U);
-	KUNIT_EXPECT_FALSE(test, mrt_rate_rx_account(&rx, 5, 249000, ep));
+	KUNIT_EXPECT_FALSE(test, mrt_rate_rx_account(&rx, 5, 249000, false, ep));
 	/* 250000 bytes in 2 ms = 1000 Mbit/s */
-	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 6, 1, ep));
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 6, 1, false, ep));
 	KUNIT_EXPECT_EQ(test, rx.last_kbps, 1000000U);
 	/* 125 bytes in 2 ms = 500 kbit/s: below 1 Mbit/s, still counted */
-	KUNIT_EXPECT_FALSE(test, mrt_rate_rx_account(&rx, 6, 124, ep));
-	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 7, 1, ep));
+	KUNIT_EXPECT_FALSE(test, mrt_rate_rx_account(&rx, 6, 124, false, ep));
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 7, 1, false, ep));
 	KUNIT_EXPECT_EQ(test, rx.last_kbps, 500U);
 	/* an idle epoch in between: rate unknown again */
-	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 9, 1, ep));
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 9, 1, false, ep));
 	KUNIT_EXPECT_EQ(test, rx.last_kbps, 0U);
 	KUNIT_EXPECT_FALSE(test, mrt_rate_limited(0, 100));
 	KUNIT_EXPECT_FALSE(test, mrt_rate_limited(10, 0));
@@ -294,7 +294,7 @@ static void mrt_rate_test_fair_share_n(struct kunit *test)
 	for (n = 1; n <= 128; n++) {
 		memset(slots, 0, sizeof(slots));
 		for (i = 0; i < n; i++)
-			mrt_rate_epoch_add(&slots[7 & 1], 7, false, 0);
+			mrt_rate_epoch_add(&slots[7 & 1], 7, false, 0, false);
 		hint = mrt_rate_fair_share(link, slots, 7);
 		KUNIT_EXPECT_EQ(test, hint, usable / n);
 		KUNIT_EXPECT_LE(test, (u64)hint * n, (u64)usable);
@@ -310,7 +310,7 @@ static void mrt_rate_test_fair_share_n(struct kunit *test)
 		memset(slots, 0, sizeof(slots));
 		for (i = 0; i < n; i++) {
 			demand[i] = i < k ? 100000 : 0;
-			mrt_rate_epoch_add(&slots[1], 9, i < k, demand[i]);
+			mrt_rate_epoch_add(&slots[1], 9, i < k, demand[i], false);
 		}
 		hint = mrt_rate_fair_share(link, slots, 9);
 		mrt_rate_share(link, n, demand, NULL, share);
@@ -325,6 +325,147 @@ static void mrt_rate_test_fair_share_n(struct kunit *test)
 	memset(slots, 0, sizeof(slots));
 	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 3), usable);
 	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(0, slots, 3), 1U);
+}
+
+/* Packet times at the hint, headers included; bursts of >= 50 us. */
+static void mrt_cc_test_pace_interval(struct kunit *test)
+{
+	/* (1024 + 106) bytes at 500 kbit/s: 18.08 ms */
+	KUNIT_EXPECT_EQ(test, mrt_pace_interval_ns(500, 1024), 18080000ULL);
+	/* (4096 + 106) bytes at 100 Gbit/s: 336.16 ns, rounded up */
+	KUNIT_EXPECT_EQ(test, mrt_pace_interval_ns(100000000, 4096), 337ULL);
+	KUNIT_EXPECT_EQ(test, mrt_pace_interval_ns(0, 4096), 0ULL);
+	KUNIT_EXPECT_EQ(test, mrt_pace_burst_ns(500, 1024), 36160000ULL);
+	KUNIT_EXPECT_EQ(test, mrt_pace_burst_ns(100000000, 4096),
+			(u64)MRT_PACE_BURST_NS);
+}
+
+/*
+ * The epoch grows until it holds MRT_RATE_EPOCH_PKTS packets at the hint,
+ * in doublings of the base, and shrinks only with a margin.
+ */
+static void mrt_rate_test_epoch_len(struct kunit *test)
+{
+	u64 base = 2 * 1000 * US, len;
+
+	/* fast links, no hint: the base */
+	KUNIT_EXPECT_EQ(test, mrt_rate_epoch_len(base, 0, 100000000, 4096), base);
+	KUNIT_EXPECT_EQ(test, mrt_rate_epoch_len(base, 0, 0, 4096), base);
+	/* 3.8 Mbit/s, 1 KiB: 8 x 2.38 ms = 19 ms -> 32 ms */
+	len = mrt_rate_epoch_len(base, 0, 3800, 1024);
+	KUNIT_EXPECT_EQ(test, len, 16 * base);
+	/* 8 senders of 4 Mbit/s: 8 x 18.9 ms = 152 ms -> 256 ms (the cap) */
+	len = mrt_rate_epoch_len(base, len, 475, 1024);
+	KUNIT_EXPECT_EQ(test, len, base << MRT_RATE_EPOCH_MAX_SHIFT);
+	KUNIT_EXPECT_EQ(test, mrt_rate_epoch_len(base, len, 1, 1024), len);
+	/* a hint 1.5x up keeps it; 3x up halves it once */
+	KUNIT_EXPECT_EQ(test, mrt_rate_epoch_len(base, len, 712, 1024), len);
+	KUNIT_EXPECT_EQ(test, mrt_rate_epoch_len(base, len, 1425, 1024), len / 2);
+	/* back to a fast link: the base */
+	KUNIT_EXPECT_EQ(test, mrt_rate_epoch_len(base, len, 100000000, 1024),
+			base);
+	/* base 0 means the default */
+	KUNIT_EXPECT_EQ(test, mrt_rate_epoch_len(0, 0, 0, 1024),
+			(u64)MRT_RATE_EPOCH_NS_DEFAULT);
+}
+
+/*
+ * A new epoch length renumbers: the fuller count survives as the previous
+ * epoch, so the hint stays the share, not the whole link; and a
+ * connection's accounting restarts.
+ */
+static void mrt_rate_test_epoch_renumber(struct kunit *test)
+{
+	u32 link = 4000, usable = link / 100 * MRT_RATE_HINT_UTIL_PCT;
+	struct mrt_rate_epoch slots[2] = {};
+	struct mrt_rate_rx rx = {};
+	u32 i;
+
+	for (i = 0; i < 8; i++)
+		mrt_rate_epoch_add(&slots[500 & 1], 500, false, 0, false);
+	for (i = 0; i < 3; i++)
+		mrt_rate_epoch_add(&slots[501 & 1], 501, false, 0, false);
+	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 501), usable / 8);
+	mrt_rate_epoch_renumber(slots, 501, 8);
+	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 8), usable / 8);
+	/* the new epoch's own reports take over once it is fuller */
+	for (i = 0; i < 9; i++)
+		mrt_rate_epoch_add(&slots[8 & 1], 8, false, 0, false);
+	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 8), usable / 9);
+	/* nothing valid to carry: cleared */
+	mrt_rate_epoch_renumber(slots, 100, 4);
+	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 4), usable);
+
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 500, 1000, false, 2 * US));
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 501, 1000, false, 2 * US));
+	KUNIT_EXPECT_NE(test, rx.last_kbps, 0U);
+	/* another length: a first report again, rate unknown */
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 8, 1000, false, 64 * US));
+	KUNIT_EXPECT_EQ(test, rx.last_kbps, 0U);
+	KUNIT_EXPECT_EQ(test, rx.epoch_ns, 64 * US);
+	KUNIT_EXPECT_FALSE(test, mrt_rate_rx_account(&rx, 8, 1000, false, 64 * US));
+}
+
+/*
+ * The drain factor: cut while most reporting senders see CE, held while a
+ * few do, raised while none do; it scales the hint.
+ */
+static void mrt_rate_test_drain(struct kunit *test)
+{
+	struct mrt_rate_epoch e = { .id = 5, .active = 8 };
+	u32 pct = 100;
+
+	e.ce = 4;			/* half of them: cut */
+	pct = mrt_rate_drain_step(pct, &e);
+	KUNIT_EXPECT_EQ(test, pct, 75U);
+	pct = mrt_rate_drain_step(pct, &e);
+	KUNIT_EXPECT_EQ(test, pct, 56U);
+	e.ce = 3;			/* a few: hold */
+	KUNIT_EXPECT_EQ(test, mrt_rate_drain_step(pct, &e), 56U);
+	e.ce = 8;
+	for (; pct > MRT_RATE_DRAIN_MIN_PCT; )
+		pct = mrt_rate_drain_step(pct, &e);
+	KUNIT_EXPECT_EQ(test, pct, (u32)MRT_RATE_DRAIN_MIN_PCT);
+	KUNIT_EXPECT_EQ(test, mrt_rate_drain_step(pct, &e),
+			(u32)MRT_RATE_DRAIN_MIN_PCT);
+	e.ce = 0;			/* clean: back up, capped */
+	pct = mrt_rate_drain_step(pct, &e);
+	KUNIT_EXPECT_EQ(test, pct, 50U);
+	pct = mrt_rate_drain_step(pct, NULL);
+	KUNIT_EXPECT_EQ(test, pct, 75U);
+	pct = mrt_rate_drain_step(mrt_rate_drain_step(pct, NULL), NULL);
+	KUNIT_EXPECT_EQ(test, pct, 100U);
+	KUNIT_EXPECT_EQ(test, mrt_rate_drain_step(0, NULL), 100U);
+	/* the hint it scales */
+	KUNIT_EXPECT_EQ(test, mrt_rate_drained(237, 100), 237U);
+	KUNIT_EXPECT_EQ(test, mrt_rate_drained(237, 0), 237U);
+	KUNIT_EXPECT_EQ(test, mrt_rate_drained(240, 75), 180U);
+	KUNIT_EXPECT_EQ(test, mrt_rate_drained(1, 25), 1U);
+	/* reports carry it: the slot counts marked connections */
+	memset(&e, 0, sizeof(e));
+	mrt_rate_epoch_add(&e, 9, false, 0, true);
+	mrt_rate_epoch_add(&e, 9, false, 0, false);
+	KUNIT_EXPECT_EQ(test, e.active, 2U);
+	KUNIT_EXPECT_EQ(test, e.ce, 1U);
+}
+
+/* A connection's CE marks per epoch: the previous epoch's count is kept. */
+static void mrt_rate_test_account_ce(struct kunit *test)
+{
+	struct mrt_rate_rx rx = {};
+	u64 ep = 2 * 1000 * US;
+
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 5, 1000, true, ep));
+	KUNIT_EXPECT_FALSE(test, mrt_rate_rx_account(&rx, 5, 1000, true, ep));
+	KUNIT_EXPECT_FALSE(test, mrt_rate_rx_account(&rx, 5, 1000, false, ep));
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 6, 1000, false, ep));
+	KUNIT_EXPECT_EQ(test, rx.last_ce, 2U);
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 7, 1000, false, ep));
+	KUNIT_EXPECT_EQ(test, rx.last_ce, 0U);
+	/* an idle epoch between: nothing carried */
+	KUNIT_EXPECT_FALSE(test, mrt_rate_rx_account(&rx, 7, 1000, true, ep));
+	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 9, 1000, false, ep));
+	KUNIT_EXPECT_EQ(test, rx.last_ce, 0U);
 }
 
 /* Path count from the BDP, as in the seeds' table. */
@@ -357,6 +498,11 @@ static struct kunit_case mrt_cc_test_cases[] = {
 	KUNIT_CASE(mrt_rate_test_account),
 	KUNIT_CASE(mrt_rate_test_fair_share_n),
 	KUNIT_CASE(mrt_rate_test_bdp_paths),
+	KUNIT_CASE(mrt_cc_test_pace_interval),
+	KUNIT_CASE(mrt_rate_test_epoch_len),
+	KUNIT_CASE(mrt_rate_test_epoch_renumber),
+	KUNIT_CASE(mrt_rate_test_drain),
+	KUNIT_CASE(mrt_rate_test_account_ce),
 	{}
 };
 

@@ -324,22 +324,131 @@ static void mrt_conn_test_rate_cap(struct kunit *test)
 	f->paths[0].tx.srtt_ns = 10 * US;
 	f->paths[1].tx.have_rtt = true;
 	f->paths[1].tx.srtt_ns = 10 * US;
-	/* 10 Gbit/s * 10 us = 12500 bytes: 4 packets of 4 KiB */
+	/*
+	 * 10 Gbit/s * 2 x 10 us = 25000 bytes: 7 packets of 4 KiB, plus
+	 * the 2 of a pacing burst (which allows 15 at time 0)
+	 */
 	c->rate_hint_kbps = 10000000;
-	KUNIT_EXPECT_EQ(test, mrt_conn_rate_cap(c), 4U);
+	KUNIT_EXPECT_EQ(test, mrt_conn_rate_cap(c), 9U);
 	while (mrt_conn_next_tx(c, 0, n, &d) == MRT_TX_NEW)
 		n++;
-	KUNIT_EXPECT_EQ(test, n, 4U);
+	KUNIT_EXPECT_EQ(test, n, 9U);
 	KUNIT_EXPECT_GE(test, c->stats.rate_limited, 1ULL);
 	/* a probe at the cap is a copy of the path's flight, not new data */
 	f->paths[1].tx.probe_pending = true;
 	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, 0, n, &d), MRT_TX_RESEND);
 	KUNIT_EXPECT_EQ(test, d.path_id, 1);
 	KUNIT_EXPECT_TRUE(test, d.flags & MRT_TXF_PROBE);
-	KUNIT_EXPECT_LT(test, d.handle, 4ULL);
+	KUNIT_EXPECT_LT(test, d.handle, 9ULL);
 	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, 0, n, &d), MRT_TX_NONE);
 	c->rate_hint_kbps = 0;
 	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, 0, n, &d), MRT_TX_NEW);
+}
+
+/*
+ * With a hint the connection is paced: a burst, then one packet per
+ * packet time, the held-back send is a timer deadline, and a raised hint
+ * does not wait out the old clock. No hint, no pacing.
+ */
+static void mrt_conn_test_pacing(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 4, 4, "fixed");
+	struct mrt_conn *c = &f->conn;
+	u64 now = 1000 * 1000 * US, iv, at, t;
+	struct mrt_ack_info ack = {};
+	struct mrt_tx_decision d;
+	u32 n = 0, sent, nr;
+
+	/* 100 Mbit/s, 4 KiB + headers: 336.16 us per packet, no window cap */
+	c->rate_hint_kbps = 100000;
+	iv = mrt_pace_interval_ns(c->rate_hint_kbps, c->mtu);
+	KUNIT_EXPECT_EQ(test, iv, 336160ULL);
+	KUNIT_EXPECT_EQ(test, mrt_conn_rate_cap(c), 3U);	/* 1 + a burst */
+	f->paths[0].tx.have_rtt = true;
+	f->paths[0].tx.srtt_ns = 100 * 1000 * US;	/* cap far away */
+	f->paths[1].tx.have_rtt = true;
+	f->paths[1].tx.srtt_ns = 100 * 1000 * US;
+	f->paths[2].tx.have_rtt = true;
+	f->paths[2].tx.srtt_ns = 100 * 1000 * US;
+	f->paths[3].tx.have_rtt = true;
+	f->paths[3].tx.srtt_ns = 100 * 1000 * US;
+	/*
+	 * at once: this packet, the burst an idle clock keeps (2 packet
+	 * times) and the burst it may run ahead (2 more)
+	 */
+	while (mrt_conn_next_tx(c, now, n, &d) == MRT_TX_NEW)
+		n++;
+	KUNIT_EXPECT_EQ(test, n, 5U);
+	KUNIT_EXPECT_TRUE(test, c->pace_blocked);
+	KUNIT_EXPECT_GE(test, c->stats.paced, 1ULL);
+	at = mrt_conn_next_deadline(c);
+	KUNIT_EXPECT_EQ(test, at, now + iv);
+	/* nothing to send: not blocked, only the flight's timers remain */
+	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, now, MRT_NO_HANDLE, &d),
+			MRT_TX_NONE);
+	KUNIT_EXPECT_FALSE(test, c->pace_blocked);
+	KUNIT_EXPECT_GT(test, mrt_conn_next_deadline(c), now + iv);
+	/* over 100 packet times, one packet per packet time */
+	sent = n;
+	for (t = now; t <= now + 100 * iv; t += iv / 7)
+		while (mrt_conn_next_tx(c, t, n, &d) == MRT_TX_NEW) {
+			n++;
+			if (n - sent > 200)
+				break;
+		}
+	KUNIT_EXPECT_GE(test, n - sent, 99U);
+	KUNIT_EXPECT_LE(test, n - sent, 101U);
+	/* a 100-byte packet is charged (100 + headers), not a full MTU */
+	at = c->pace_next_ns;
+	mrt_conn_pace_actual(c, 100);
+	KUNIT_EXPECT_EQ(test, at - c->pace_next_ns,
+			iv - mrt_pace_interval_ns(c->rate_hint_kbps, 100));
+	mrt_conn_pace_actual(c, c->mtu);	/* a full one: nothing back */
+	KUNIT_EXPECT_EQ(test, at - c->pace_next_ns,
+			iv - mrt_pace_interval_ns(c->rate_hint_kbps, 100));
+	c->pace_next_ns = at;
+	/* the peer raises the hint 10x: the old clock is pulled in */
+	KUNIT_EXPECT_GT(test, c->pace_next_ns, t + iv);
+	ack.path_id = 0;
+	ack.rate_hint_kbps = 1000000;
+	KUNIT_EXPECT_EQ(test, mrt_conn_on_ack(c, &ack, t, f->acked, &nr), 0);
+	KUNIT_EXPECT_EQ(test, c->rate_hint_kbps, 1000000U);
+	KUNIT_EXPECT_LE(test, c->pace_next_ns,
+			t + mrt_pace_interval_ns(1000000, c->mtu));
+	/* no hint, no pacing: everything the windows allow goes at once */
+	ack.rate_hint_kbps = 0;
+	KUNIT_EXPECT_EQ(test, mrt_conn_on_ack(c, &ack, t, f->acked, &nr), 0);
+	sent = n;
+	while (mrt_conn_next_tx(c, t, n, &d) == MRT_TX_NEW)
+		n++;
+	KUNIT_EXPECT_GE(test, n - sent, 4U);
+	KUNIT_EXPECT_FALSE(test, c->pace_blocked);
+}
+
+/*
+ * A connection's first flight is MRT_QWND_INIT packets however many
+ * paths carry it (at least MRT_PWND_MIN each); a path restarted later
+ * starts from the algorithm's own initial window.
+ */
+static void mrt_conn_test_initial_window(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 8, 8, "aimd");
+	struct mrt_conn_fixture *g = mrt_fixture(test, 2, 2, "aimd");
+	struct mrt_conn_fixture *h = mrt_fixture(test, 32, 32, "aimd");
+	struct mrt_tx_decision d;
+	u32 n = 0;
+
+	KUNIT_EXPECT_EQ(test, mrt_conn_qwnd(&f->conn), (u32)MRT_QWND_INIT);
+	while (mrt_conn_next_tx(&f->conn, US, n, &d) == MRT_TX_NEW)
+		n++;
+	KUNIT_EXPECT_EQ(test, n, (u32)MRT_QWND_INIT);
+	/* two paths keep MRT_PWND_INIT each: below the connection's */
+	KUNIT_EXPECT_EQ(test, mrt_conn_qwnd(&g->conn), 2U * MRT_PWND_INIT);
+	/* 32 paths: one packet each */
+	KUNIT_EXPECT_EQ(test, mrt_conn_qwnd(&h->conn), 32U * MRT_PWND_MIN);
+	KUNIT_EXPECT_EQ(test, mrt_conn_fail_path(&f->conn, 0, US), 0);
+	KUNIT_EXPECT_TRUE(test, mrt_conn_take_repick(&f->conn, US, &d.path_id));
+	KUNIT_EXPECT_EQ(test, f->paths[0].cc.pwnd, (u32)MRT_PWND_INIT);
 }
 
 static void mrt_conn_test_rx_side(struct kunit *test)
@@ -895,7 +1004,7 @@ static void sim_run(struct kunit *test, const struct sim_cfg *cfg,
 static const struct sim_cfg sim_base = {
 	.fast_ns = 5 * US,
 	.slow_ns = 50 * US,		/* 10x skew */
-	.first_psn = 0xfffffff0U,	/* every path crosses 2^32 */
+	.first_psn = 0xfffffff8U,	/* every path crosses 2^32 */
 	.blackhole_path = -1,
 };
 
@@ -1425,6 +1534,8 @@ static struct kunit_case mrt_conn_test_cases[] = {
 	KUNIT_CASE(mrt_conn_test_fail_repick),
 	KUNIT_CASE(mrt_conn_test_set_active),
 	KUNIT_CASE(mrt_conn_test_rate_cap),
+	KUNIT_CASE(mrt_conn_test_pacing),
+	KUNIT_CASE(mrt_conn_test_initial_window),
 	KUNIT_CASE(mrt_conn_test_rx_side),
 	KUNIT_CASE(mrt_conn_test_sizes),
 	KUNIT_CASE(mrt_conn_test_ce_one_path),

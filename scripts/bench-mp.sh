@@ -398,13 +398,38 @@ mp_incast_teardown() {
 	rm -rf "$IC_W"
 }
 
-ic_qdisc() {	# "sent_pkts dropped marked" of vr's tbf (drops include RED's) and RED marks
+ic_qdisc() {	# "sent dropped marked early pdrop": vr's tbf (drops include RED's), RED's marks,
+		# early drops (non-ECT or above max) and pdrop (queue over its limit)
 	tc -n rt -s qdisc show dev vr | awk '
 		/qdisc tbf/ { q = "tbf" } /qdisc red/ { q = "red" }
 		q == "tbf" && /Sent/ { for (i = 1; i <= NF; i++) { if ($i == "pkt") s = $(i - 1)
 			if ($i == "(dropped") d = $(i + 1) } sub(/,/, "", d) }
-		q == "red" && /marked/ { for (i = 1; i <= NF; i++) if ($i == "marked") m = $(i + 1) }
-		END { print s + 0, d + 0, m + 0 }'
+		q == "red" && /marked/ { for (i = 1; i <= NF; i++) { if ($i == "marked") m = $(i + 1)
+			if ($i == "early") e = $(i + 1); if ($i == "pdrop") p = $(i + 1) } }
+		END { print s + 0, d + 0, m + 0, e + 0, p + 0 }'
+}
+ic_drops_backlog() {	# "drops,backlog_bytes" of vr's tbf now (one tc per sample)
+	tc -n rt -s qdisc show dev vr | awk '
+		/qdisc tbf/ { q = 1 } /qdisc red/ { q = 0 }
+		q && /dropped/ { for (i = 1; i <= NF; i++) if ($i == "(dropped") d = $(i + 1); sub(/,/, "", d) }
+		q && /backlog/ { b = $2; sub(/b$/, "", b) }
+		END { printf "%d,%d", d, b }'
+}
+ic_qps() {	# "hint_min,hint_max,paced,rate_limited" over mrs1..mrsN's QPs (no fork)
+	local i f h0=-1 h1=0 pc=0 rl=0 hdr
+	local -a c
+	for ((i = 1; i <= $1; i++)); do
+		{ read -r hdr
+		  while read -r -a c; do
+			[ "${#c[@]}" -ge 15 ] || continue
+			[ "${c[12]}" -gt 0 ] || continue
+			[ "$h0" -lt 0 ] || [ "${c[12]}" -lt "$h0" ] && h0=${c[12]}
+			[ "${c[12]}" -gt "$h1" ] && h1=${c[12]}
+			pc=$((pc + c[13])) rl=$((rl + c[14]))
+		  done; } <"$DBG/mrs$i/qps" 2>/dev/null
+	done
+	[ "$h0" -ge 0 ] || h0=0
+	echo "$h0,$h1,$pc,$rl"
 }
 ic_hints() {	# rate_hint_updates summed over mrs1..mrsN (no fork per sender)
 	local i s=0 k v
@@ -450,7 +475,7 @@ bench_incast() {	# bench_incast XS (sender counts)
 					netdev_read "$PARK_RT"
 					row="$(((now - t0) / 1000)),$done_n"
 					for ((i = 1; i <= n; i++)); do row+=",${NDRX[vt$i]:-0}"; done
-					rows+="${rows:+,}[$row,${NDTX[vr]:-0}]"
+					rows+="${rows:+,}[$row,${NDTX[vr]:-0},$(ic_drops_backlog),$(ic_qps "$n")]"
 					[ "$done_n" -ge "$n" ] && break
 					(((now - t0) / 1000000 < IC_TMO + 10)) || break
 					nap 0.2
@@ -477,7 +502,7 @@ bench_incast() {	# bench_incast XS (sender counts)
 				bytes=$(dmesg | sed -n 's/.*mro_xfer: total \([0-9]*\) bytes in.*/\1/p' |
 					awk '{ s += $1 } END { print s + 0 }')
 				point incast "$n" "$rep" "$bytes" 0 "$([ $fails = 0 ] && echo true || echo false)" \
-					"\"hint\":\"$([ $hint = 1 ] && echo on || echo off)\",\"link_mbit\":$IC_MBIT,\"mb_per_sender\":$mb,\"failed_senders\":$fails,\"rc\":[$rcs],\"retry_exc_lines\":$st,\"completion_ms\":[$ct],\"qdisc_sent\":$((a1[0] - a0[0])),\"qdisc_dropped\":$((a1[1] - a0[1])),\"qdisc_marked\":$((a1[2] - a0[2])),\"rate_hint_updates\":$((hu1 - hu0)),\"samples\":[$rows]"
+					"\"hint\":\"$([ $hint = 1 ] && echo on || echo off)\",\"link_mbit\":$IC_MBIT,\"mb_per_sender\":$mb,\"failed_senders\":$fails,\"rc\":[$rcs],\"retry_exc_lines\":$st,\"completion_ms\":[$ct],\"qdisc_sent\":$((a1[0] - a0[0])),\"qdisc_dropped\":$((a1[1] - a0[1])),\"qdisc_marked\":$((a1[2] - a0[2])),\"red_early\":$((a1[3] - a0[3])),\"red_pdrop\":$((a1[4] - a0[4])),\"rate_hint_updates\":$((hu1 - hu0)),\"samples\":[$rows]"
 				[ $fails = 0 ] || dmesg | grep -E 'mro_x|metaroce' | grep -v 'ok [0-9]' | tail -n 8 | sed 's/^/# /'
 			done
 		done

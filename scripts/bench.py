@@ -322,7 +322,8 @@ def planefail_telemetry(p):
 def incast_rep(p):
     """The figures of one incast round from its samples and counters.
 
-    samples: [ms, senders done, rx bytes of rt's vt1..vtN, tx bytes of vr].
+    samples: [ms, senders done, rx bytes of rt's vt1..vtN, tx bytes of vr,
+    then (newer runs) vr's tbf drops so far and its backlog in bytes].
     The window is as in selftests/incast.sh: rows before the first sender
     finished in which every sender has moved >= 20000 bytes, minus the
     first second."""

@@ -68,6 +68,9 @@ MODULE_PARM_DESC(cc, "congestion control of new connections: aimd (default) or f
 struct mro_rate_dev {
 	const struct mro_dev *owner;	/* NULL: free */
 	struct mrt_rate_epoch slots[2];	/* by epoch & 1 */
+	u64 epoch_ns;		/* epoch length now, 0 = the base */
+	u64 drain_epoch;	/* newest epoch drain_pct has seen start */
+	u32 drain_pct;		/* hints scaled down while CE arrives */
 	u32 hint_kbps;		/* for the newest epoch, READ_ONCE() */
 };
 
@@ -152,20 +155,44 @@ static struct mro_rate_dev *mro_rate_slot(const struct mro_dev *dev)
 	}
 	WRITE_ONCE(pick->owner, dev);
 	memset(pick->slots, 0, sizeof(pick->slots));
+	WRITE_ONCE(pick->epoch_ns, 0);
+	pick->drain_epoch = 0;
+	pick->drain_pct = 100;
 	WRITE_ONCE(pick->hint_kbps, 0);
 out:
 	return pick;
 }
 
-void mro_rate_rx(struct mro_conn *conn, u32 bytes, u64 now)
+/*
+ * A new epoch starts: the one before it is complete, so its CE reports
+ * move the drain factor (an epoch nobody reported in counts as clean).
+ */
+static void mro_rate_drain(struct mro_rate_dev *d, u64 epoch)
 {
-	u64 epoch_ns = mro_rate_epoch_ns();
-	u64 epoch = mrt_rate_epoch_of(now, epoch_ns);
+	const struct mrt_rate_epoch *done = &d->slots[(epoch - 1) & 1];
+
+	if (epoch <= d->drain_epoch)
+		return;
+	if (done->id != epoch - 1)
+		done = NULL;
+	d->drain_pct = mrt_rate_drain_step(d->drain_pct, done);
+	d->drain_epoch = epoch;
+}
+
+void mro_rate_rx(struct mro_conn *conn, u32 bytes, bool ce, u64 now)
+{
 	struct mrt_conn *c = &conn->core;
 	struct mro_rate_dev *d = c->rate_ctx;
+	u64 base_ns = mro_rate_epoch_ns();
+	u64 epoch_ns = base_ns, epoch, len;
 	bool limited;
+	u32 hint;
 
-	if (!mrt_rate_rx_account(&c->rate_rx, epoch, bytes, epoch_ns))
+	/* the device's current length; a stale slot just means the base */
+	if (d && READ_ONCE(d->owner) == conn->dev)
+		epoch_ns = READ_ONCE(d->epoch_ns) ?: base_ns;
+	epoch = mrt_rate_epoch_of(now, epoch_ns);
+	if (!mrt_rate_rx_account(&c->rate_rx, epoch, bytes, ce, epoch_ns))
 		return;
 	limited = mrt_rate_limited(c->rate_rx.last_kbps, c->local_hint_kbps);
 	spin_lock(&mro_rate_devs_lock);
@@ -174,11 +201,24 @@ void mro_rate_rx(struct mro_conn *conn, u32 bytes, u64 now)
 		d = mro_rate_slot(conn->dev);
 		c->rate_ctx = d;
 	}
+	/* counted in another length than the slot's now: skip this report */
+	if ((d->epoch_ns ?: base_ns) != epoch_ns)
+		goto out;
+	mro_rate_drain(d, epoch);
 	mrt_rate_epoch_add(&d->slots[epoch & 1], epoch, limited,
-			   c->rate_rx.last_kbps);
-	WRITE_ONCE(d->hint_kbps,
-		   mrt_rate_fair_share(mro_rate_link_kbps(conn->dev), d->slots,
-				       epoch));
+			   c->rate_rx.last_kbps, ce || c->rate_rx.last_ce);
+	hint = mrt_rate_fair_share(mro_rate_link_kbps(conn->dev), d->slots,
+				   epoch);
+	WRITE_ONCE(d->hint_kbps, mrt_rate_drained(hint, d->drain_pct));
+	/* a new length renumbers the epochs; the counts carry over */
+	len = mrt_rate_epoch_len(base_ns, epoch_ns, hint, c->mtu);
+	if (len != epoch_ns) {
+		mrt_rate_epoch_renumber(d->slots, epoch,
+					mrt_rate_epoch_of(now, len));
+		d->drain_epoch = mrt_rate_epoch_of(now, len);
+		WRITE_ONCE(d->epoch_ns, len);
+	}
+out:
 	spin_unlock(&mro_rate_devs_lock);
 }
 

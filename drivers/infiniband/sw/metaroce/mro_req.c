@@ -439,6 +439,7 @@ static void mro_req_send_seg(struct mro_conn *conn,
 		conn->stats.tx_err++;
 		return;
 	}
+	mrt_conn_pace_actual(&conn->core, pi.payload_len);
 	conn->stats.tx_pkts++;
 	conn->stats.tx_bytes += pi.payload_len;
 	mro_counter_inc(conn->dev, MRO_CNT_TX_DATA);

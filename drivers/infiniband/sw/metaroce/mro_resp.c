@@ -668,7 +668,7 @@ static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 	/* data for us (not ACKs/NAKs): the fair share counts it */
 	if (why == MRT_DROP_NONE && pi->opcode != MRW_OP_ACK &&
 	    pi->opcode != MRW_OP_NAK && pi->opcode != MRW_OP_PLANE_ADV)
-		mro_rate_rx(conn, skb->len, now);
+		mro_rate_rx(conn, skb->len, rx_flags & MRT_RXF_CE, now);
 	if (why == MRT_DROP_NONE && (pi->flags & MRW_F_ACK) &&
 	    pi->opcode != MRW_OP_ACK)
 		mro_comp_rx_ack(conn, pi, now);

@@ -254,3 +254,21 @@ u32 mrt_rate_hint_window(u32 hint_kbps, u32 srtt_ns, u32 mtu)
 	return (u32)clamp_t(u64, pkts, 1, 0xffffffffULL);
 }
 EXPORT_SYMBOL_NS_GPL(mrt_rate_hint_window, METAROCE_CORE);
+
+u64 mrt_pace_interval_ns(u32 hint_kbps, u32 mtu)
+{
+	/* 8 bits per byte over kbit/s = 10^-6 bit/ns */
+	if (!hint_kbps)
+		return 0;
+	return DIV_ROUND_UP(((u64)mtu + MRT_PACE_HDR_BYTES) * 8000000ULL,
+			    hint_kbps);
+}
+EXPORT_SYMBOL_NS_GPL(mrt_pace_interval_ns, METAROCE_CORE);
+
+u64 mrt_pace_burst_ns(u32 hint_kbps, u32 mtu)
+{
+	/* the timer cannot tick per packet at high rates: batch 50 us */
+	return max_t(u64, MRT_PACE_BURST_PKTS *
+		     mrt_pace_interval_ns(hint_kbps, mtu), MRT_PACE_BURST_NS);
+}
+EXPORT_SYMBOL_NS_GPL(mrt_pace_burst_ns, METAROCE_CORE);

@@ -15,11 +15,29 @@
 
 #define MRT_PWND_MIN		1
 #define MRT_PWND_INIT		4
+/*
+ * A new connection starts with at most this many packets over all its
+ * paths (each path at least MRT_PWND_MIN): 8 paths of MRT_PWND_INIT
+ * would put 32 packets into the network before the first ACK, and 16
+ * senders of an incast 512 (578 KB) into one queue.
+ */
+#define MRT_QWND_INIT		16
 #define MRT_PWND_MAX		256
 #define MRT_CC_LOSS_N		4
 #define MRT_CC_FIXED_PWND	32
 #define MRT_RATE_HINT_UTIL_PCT	95
 #define MRT_CC_NAME_MAX		16
+/* A paced sender may run ahead of its rate by this much (or 2 packets). */
+#define MRT_PACE_BURST_NS	(50 * 1000)
+#define MRT_PACE_BURST_PKTS	2
+/* The hint's window cap: this many srtt at the hint (+ one burst). */
+#define MRT_RATE_CAP_RTTS	2
+/*
+ * Bytes a data packet puts on the link besides its payload: BTH 32 +
+ * WRITE 32 + UDP 8 + IPv4 20 + Ethernet 14. The receiver's share is of
+ * the link, so pacing counts them.
+ */
+#define MRT_PACE_HDR_BYTES	106
 
 struct mrt_cc_path {
 	u32 pwnd;		/* packets allowed in flight on this path */
@@ -83,5 +101,12 @@ u32 mrt_rate_hint(u32 link_kbps, u32 active_senders);
  * delivers in one srtt (at least 1). hint 0 means no cap (returns 0).
  */
 u32 mrt_rate_hint_window(u32 hint_kbps, u32 srtt_ns, u32 mtu);
+/*
+ * Time one packet (mtu payload bytes plus MRT_PACE_HDR_BYTES) takes at
+ * hint_kbps; 0 for no hint.
+ */
+u64 mrt_pace_interval_ns(u32 hint_kbps, u32 mtu);
+/* How far a sender may run behind its pacing clock: one burst. */
+u64 mrt_pace_burst_ns(u32 hint_kbps, u32 mtu);
 
 #endif /* MRT_CC_H */

@@ -10,6 +10,21 @@ static u32 mrt_conn_pwnd(const struct mrt_conn *c, const struct mrt_path *p)
 	return min_t(u32, c->cc->pwnd(&p->cc), MRT_PATH_MAX_INFLIGHT);
 }
 
+/*
+ * The first flight of the whole connection is MRT_QWND_INIT packets, not
+ * MRT_PWND_INIT per path: more paths spread it, they do not enlarge it.
+ */
+static void mrt_conn_split_iw(struct mrt_conn *c)
+{
+	u32 share = max_t(u32, MRT_QWND_INIT / max_t(u16, c->nr_active, 1),
+			  MRT_PWND_MIN);
+	u16 i;
+
+	for (i = 0; i < c->nr_active; i++)
+		if (c->paths[i].cc.pwnd > share)
+			c->paths[i].cc.pwnd = share;
+}
+
 int mrt_conn_init(struct mrt_conn *c, const struct mrt_conn_cfg *cfg)
 {
 	u16 i;
@@ -40,6 +55,7 @@ int mrt_conn_init(struct mrt_conn *c, const struct mrt_conn_cfg *cfg)
 		if (i >= c->nr_active)
 			p->tx.state = MRT_PATH_PARKED;
 	}
+	mrt_conn_split_iw(c);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_init, METAROCE_CORE);
@@ -135,8 +151,16 @@ u32 mrt_conn_rate_cap(const struct mrt_conn *c)
 	}
 	if (!wsum)
 		return 1;
-	return mrt_rate_hint_window(c->rate_hint_kbps, (u32)(weighted / wsum),
-				    c->mtu);
+	/*
+	 * Pacing spaces the packets; the cap only bounds the flight when
+	 * ACKs come late, so it allows MRT_RATE_CAP_RTTS round trips at
+	 * the hint plus the pacing burst: one srtt of flight stalled a
+	 * sender whose ACKs were delayed by a few ms (TCG).
+	 */
+	return mrt_rate_hint_window(c->rate_hint_kbps,
+				    (u32)min_t(u64, MRT_RATE_CAP_RTTS *
+					       (weighted / wsum), MRT_U32_MAX),
+				    c->mtu) + MRT_PACE_BURST_PKTS;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_rate_cap, METAROCE_CORE);
 
@@ -274,6 +298,50 @@ u16 mrt_conn_autosize(struct mrt_conn *c, u64 now_ns)
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_autosize, METAROCE_CORE);
 
+/* ---------------------------------------------------------- pacing -- */
+
+/*
+ * Every packet sent while the peer gives a hint moves the pacing clock on
+ * by one packet time at the hint rate. A packet may leave while the clock
+ * is at most one burst ahead of now. A clock that fell behind is pulled
+ * up to one burst behind now: a timer that fired late (ms under TCG)
+ * keeps the time it lost, an idle spell earns no more than one burst.
+ */
+static void mrt_conn_pace_sent(struct mrt_conn *c, u64 now_ns)
+{
+	u64 burst;
+
+	if (!c->rate_hint_kbps)
+		return;
+	burst = mrt_pace_burst_ns(c->rate_hint_kbps, c->mtu);
+	if (c->pace_next_ns + burst < now_ns)
+		c->pace_next_ns = now_ns - burst;
+	c->pace_next_ns += mrt_pace_interval_ns(c->rate_hint_kbps, c->mtu);
+}
+
+void mrt_conn_pace_actual(struct mrt_conn *c, u32 payload)
+{
+	u64 back;
+
+	if (!c->rate_hint_kbps || payload >= c->mtu)
+		return;
+	back = mrt_pace_interval_ns(c->rate_hint_kbps, c->mtu) -
+	       mrt_pace_interval_ns(c->rate_hint_kbps, payload);
+	c->pace_next_ns = c->pace_next_ns > back ? c->pace_next_ns - back : 0;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_conn_pace_actual, METAROCE_CORE);
+
+/* When may the next packet leave (0: no pacing)? */
+static u64 mrt_conn_pace_at(const struct mrt_conn *c)
+{
+	u64 burst;
+
+	if (!c->rate_hint_kbps)
+		return 0;
+	burst = mrt_pace_burst_ns(c->rate_hint_kbps, c->mtu);
+	return c->pace_next_ns > burst ? c->pace_next_ns - burst : 0;
+}
+
 static int mrt_conn_emit(struct mrt_conn *c, int path, u64 handle, u8 kind,
 			 u8 flags, u64 now_ns, struct mrt_tx_decision *out)
 {
@@ -293,6 +361,7 @@ static int mrt_conn_emit(struct mrt_conn *c, int path, u64 handle, u8 kind,
 	out->tsval = mrt_tsval(now_ns);
 	out->handle = handle;
 	c->last_tx_ns = now_ns;
+	mrt_conn_pace_sent(c, now_ns);
 	return kind;
 }
 
@@ -354,7 +423,7 @@ int mrt_conn_next_tx(struct mrt_conn *c, u64 now_ns, u64 new_handle,
 		     struct mrt_tx_decision *out)
 {
 	struct mrt_retx_ent *e;
-	bool capped;
+	bool capped, paced;
 	u32 cap;
 	int path;
 
@@ -365,12 +434,16 @@ int mrt_conn_next_tx(struct mrt_conn *c, u64 now_ns, u64 new_handle,
 		mrt_conn_autosize(c, now_ns);
 	cap = mrt_conn_rate_cap(c);
 	capped = cap && mrt_conn_inflight(c) >= cap;
+	paced = now_ns < mrt_conn_pace_at(c);
+	c->pace_blocked = false;
 	/*
-	 * A probe still goes out when the rate cap is reached (it is what
-	 * resolves a quiet flight), but as a copy, not as new data: RTOs
-	 * and TLPs on a dozen paths must not add data past the hint.
+	 * A probe still goes out when the rate cap or the pacing clock holds
+	 * data back (it is what resolves a quiet flight), but as a copy, not
+	 * as new data: RTOs and TLPs on a dozen paths must not add data past
+	 * the hint.
 	 */
-	if (mrt_conn_probe(c, now_ns, capped ? MRT_NO_HANDLE : new_handle,
+	if (mrt_conn_probe(c, now_ns,
+			   capped || paced ? MRT_NO_HANDLE : new_handle,
 			   out) != MRT_TX_NONE)
 		return out->kind;
 	if (capped) {
@@ -379,6 +452,12 @@ int mrt_conn_next_tx(struct mrt_conn *c, u64 now_ns, u64 new_handle,
 	}
 
 	e = mrt_retxq_head_live(c);
+	if (paced && (e || new_handle != MRT_NO_HANDLE)) {
+		/* an ACK does not reopen the clock: the timer must */
+		c->pace_blocked = true;
+		c->stats.paced++;
+		return MRT_TX_NONE;
+	}
 	if (e) {
 		u64 h = e->handle;
 
@@ -509,7 +588,14 @@ int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 		mrt_conn_seed_rto(c);
 	if (p->tx.stats.spurious_rto != spurious_rto)
 		mrt_conn_share_floor(c, p->tx.rto_floor_ns);
-	c->rate_hint_kbps = ack->rate_hint_kbps;
+	if (ack->rate_hint_kbps != c->rate_hint_kbps) {
+		u64 iv = mrt_pace_interval_ns(ack->rate_hint_kbps, c->mtu);
+
+		/* a raised hint must not wait out the old, slower clock */
+		if (iv && c->pace_next_ns > now_ns + iv)
+			c->pace_next_ns = now_ns + iv;
+		c->rate_hint_kbps = ack->rate_hint_kbps;
+	}
 
 	if (p->tx.state == MRT_PATH_PARKED)
 		return 0;
@@ -556,6 +642,12 @@ u64 mrt_conn_next_deadline(const struct mrt_conn *c)
 		if ((c->planes_held & (1U << i)) &&
 		    (!next || c->plane_hold_until[i] < next))
 			next = c->plane_hold_until[i];
+	if (c->pace_blocked) {
+		u64 at = mrt_conn_pace_at(c);
+
+		if (at && (!next || at < next))
+			next = at;
+	}
 	return next;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_next_deadline, METAROCE_CORE);

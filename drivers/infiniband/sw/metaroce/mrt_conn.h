@@ -52,6 +52,7 @@ struct mrt_conn_stats {
 	u64 probes;
 	u64 path_failures;
 	u64 rate_limited;	/* next_tx held back by the rate hint cap */
+	u64 paced;		/* next_tx held back until pace_next_ns */
 	u64 bad_path_id;
 	u64 paths_grown;	/* nr_active raised for a larger BDP */
 	u64 paths_shrunk;	/* nr_active lowered after an idle spell */
@@ -81,6 +82,15 @@ struct mrt_conn {
 	const struct mrt_cc_ops *cc;
 	u32 rate_hint_kbps;	/* latest hint from the peer, 0 = none */
 	u32 local_hint_kbps;	/* hint we put in our ACKs, 0 = none */
+	/*
+	 * Pacing at the peer's hint: every packet sent moves pace_next_ns
+	 * (never behind now) on by one packet time at the hint rate; a
+	 * packet may leave while pace_next_ns is at most one burst ahead
+	 * of now (mrt_pace_*()). pace_blocked: something was held back,
+	 * so mrt_conn_next_deadline() includes the time it may go.
+	 */
+	u64 pace_next_ns;
+	bool pace_blocked;
 	struct mrt_rate_rx rate_rx;	/* receive accounting for the hint */
 	void *rate_ctx;		/* the glue's per-device share state */
 	/*
@@ -161,6 +171,12 @@ u32 mrt_conn_qwnd(const struct mrt_conn *c);
 u32 mrt_conn_inflight(const struct mrt_conn *c);
 /* Window cap from the peer's rate hint (packets), 0 = none. */
 u32 mrt_conn_rate_cap(const struct mrt_conn *c);
+/*
+ * The packet next_tx just chose carries payload bytes: the pacing clock
+ * charged a full MTU for it and gives the difference back (small
+ * messages and message tails would otherwise go out below the hint).
+ */
+void mrt_conn_pace_actual(struct mrt_conn *c, u32 payload);
 /*
  * Decide the next transmission. new_handle is the next new packet the
  * caller could send (MRT_NO_HANDLE if none). Retransmissions and probes
