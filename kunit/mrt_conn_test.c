@@ -324,22 +324,19 @@ static void mrt_conn_test_rate_cap(struct kunit *test)
 	f->paths[0].tx.srtt_ns = 10 * US;
 	f->paths[1].tx.have_rtt = true;
 	f->paths[1].tx.srtt_ns = 10 * US;
-	/*
-	 * 10 Gbit/s * 2 x 10 us = 25000 bytes: 7 packets of 4 KiB, plus
-	 * the 2 of a pacing burst (which allows 15 at time 0)
-	 */
+	/* 10 Gbit/s * 10 us = 12500 bytes: 4 packets of 4 KiB */
 	c->rate_hint_kbps = 10000000;
-	KUNIT_EXPECT_EQ(test, mrt_conn_rate_cap(c), 9U);
+	KUNIT_EXPECT_EQ(test, mrt_conn_rate_cap(c), 4U);
 	while (mrt_conn_next_tx(c, 0, n, &d) == MRT_TX_NEW)
 		n++;
-	KUNIT_EXPECT_EQ(test, n, 9U);
+	KUNIT_EXPECT_EQ(test, n, 4U);
 	KUNIT_EXPECT_GE(test, c->stats.rate_limited, 1ULL);
 	/* a probe at the cap is a copy of the path's flight, not new data */
 	f->paths[1].tx.probe_pending = true;
 	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, 0, n, &d), MRT_TX_RESEND);
 	KUNIT_EXPECT_EQ(test, d.path_id, 1);
 	KUNIT_EXPECT_TRUE(test, d.flags & MRT_TXF_PROBE);
-	KUNIT_EXPECT_LT(test, d.handle, 9ULL);
+	KUNIT_EXPECT_LT(test, d.handle, 4ULL);
 	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, 0, n, &d), MRT_TX_NONE);
 	c->rate_hint_kbps = 0;
 	KUNIT_EXPECT_EQ(test, mrt_conn_next_tx(c, 0, n, &d), MRT_TX_NEW);
@@ -363,7 +360,7 @@ static void mrt_conn_test_pacing(struct kunit *test)
 	c->rate_hint_kbps = 100000;
 	iv = mrt_pace_interval_ns(c->rate_hint_kbps, c->mtu);
 	KUNIT_EXPECT_EQ(test, iv, 336160ULL);
-	KUNIT_EXPECT_EQ(test, mrt_conn_rate_cap(c), 3U);	/* 1 + a burst */
+	KUNIT_EXPECT_EQ(test, mrt_conn_rate_cap(c), 1U);	/* no RTT yet */
 	f->paths[0].tx.have_rtt = true;
 	f->paths[0].tx.srtt_ns = 100 * 1000 * US;	/* cap far away */
 	f->paths[1].tx.have_rtt = true;

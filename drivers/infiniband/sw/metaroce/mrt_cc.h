@@ -30,8 +30,6 @@
 /* A paced sender may run ahead of its rate by this much (or 2 packets). */
 #define MRT_PACE_BURST_NS	(50 * 1000)
 #define MRT_PACE_BURST_PKTS	2
-/* The hint's window cap: this many srtt at the hint (+ one burst). */
-#define MRT_RATE_CAP_RTTS	2
 /*
  * Bytes a data packet puts on the link besides its payload: BTH 32 +
  * WRITE 32 + UDP 8 + IPv4 20 + Ethernet 14. The receiver's share is of
