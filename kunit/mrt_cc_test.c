@@ -412,30 +412,36 @@ static void mrt_rate_test_epoch_renumber(struct kunit *test)
  */
 static void mrt_rate_test_drain(struct kunit *test)
 {
-	struct mrt_rate_epoch e = { .id = 5, .active = 8 };
-	u32 pct = 100;
+	struct mrt_rate_epoch e = { .id = 5, .active = 8, .total_kbps = 3800 };
+	u32 link = 4000, pct = 100;
 
 	e.ce = 4;			/* half of them: cut */
-	pct = mrt_rate_drain_step(pct, &e);
+	pct = mrt_rate_drain_step(pct, &e, link);
 	KUNIT_EXPECT_EQ(test, pct, 75U);
-	pct = mrt_rate_drain_step(pct, &e);
+	pct = mrt_rate_drain_step(pct, &e, link);
 	KUNIT_EXPECT_EQ(test, pct, 56U);
 	e.ce = 3;			/* a few: hold */
-	KUNIT_EXPECT_EQ(test, mrt_rate_drain_step(pct, &e), 56U);
+	KUNIT_EXPECT_EQ(test, mrt_rate_drain_step(pct, &e, link), 56U);
 	e.ce = 8;
 	for (; pct > MRT_RATE_DRAIN_MIN_PCT; )
-		pct = mrt_rate_drain_step(pct, &e);
+		pct = mrt_rate_drain_step(pct, &e, link);
 	KUNIT_EXPECT_EQ(test, pct, (u32)MRT_RATE_DRAIN_MIN_PCT);
-	KUNIT_EXPECT_EQ(test, mrt_rate_drain_step(pct, &e),
+	KUNIT_EXPECT_EQ(test, mrt_rate_drain_step(pct, &e, link),
 			(u32)MRT_RATE_DRAIN_MIN_PCT);
 	e.ce = 0;			/* clean: back up, capped */
-	pct = mrt_rate_drain_step(pct, &e);
+	pct = mrt_rate_drain_step(pct, &e, link);
 	KUNIT_EXPECT_EQ(test, pct, 50U);
-	pct = mrt_rate_drain_step(pct, NULL);
+	pct = mrt_rate_drain_step(pct, NULL, link);
 	KUNIT_EXPECT_EQ(test, pct, 75U);
-	pct = mrt_rate_drain_step(mrt_rate_drain_step(pct, NULL), NULL);
+	pct = mrt_rate_drain_step(mrt_rate_drain_step(pct, NULL, link), NULL, link);
 	KUNIT_EXPECT_EQ(test, pct, 100U);
-	KUNIT_EXPECT_EQ(test, mrt_rate_drain_step(0, NULL), 100U);
+	KUNIT_EXPECT_EQ(test, mrt_rate_drain_step(0, NULL, link), 100U);
+	/* marks while the link carries under half of it: not drained */
+	e.ce = 8;
+	e.total_kbps = 1800;
+	KUNIT_EXPECT_EQ(test, mrt_rate_drain_step(75, &e, link), 100U);
+	e.total_kbps = 1900;
+	KUNIT_EXPECT_EQ(test, mrt_rate_drain_step(100, &e, link), 75U);
 	/* the hint it scales */
 	KUNIT_EXPECT_EQ(test, mrt_rate_drained(237, 100), 237U);
 	KUNIT_EXPECT_EQ(test, mrt_rate_drained(237, 0), 237U);

@@ -167,7 +167,7 @@ out:
  * A new epoch starts: the one before it is complete, so its CE reports
  * move the drain factor (an epoch nobody reported in counts as clean).
  */
-static void mro_rate_drain(struct mro_rate_dev *d, u64 epoch)
+static void mro_rate_drain(struct mro_rate_dev *d, u64 epoch, u32 link_kbps)
 {
 	const struct mrt_rate_epoch *done = &d->slots[(epoch - 1) & 1];
 
@@ -175,7 +175,7 @@ static void mro_rate_drain(struct mro_rate_dev *d, u64 epoch)
 		return;
 	if (done->id != epoch - 1)
 		done = NULL;
-	d->drain_pct = mrt_rate_drain_step(d->drain_pct, done);
+	d->drain_pct = mrt_rate_drain_step(d->drain_pct, done, link_kbps);
 	d->drain_epoch = epoch;
 }
 
@@ -204,7 +204,7 @@ void mro_rate_rx(struct mro_conn *conn, u32 bytes, bool ce, u64 now)
 	/* counted in another length than the slot's now: skip this report */
 	if ((d->epoch_ns ?: base_ns) != epoch_ns)
 		goto out;
-	mro_rate_drain(d, epoch);
+	mro_rate_drain(d, epoch, mro_rate_link_kbps(conn->dev));
 	mrt_rate_epoch_add(&d->slots[epoch & 1], epoch, limited,
 			   c->rate_rx.last_kbps, ce || c->rate_rx.last_ce);
 	hint = mrt_rate_fair_share(mro_rate_link_kbps(conn->dev), d->slots,

@@ -70,9 +70,11 @@ void mrt_rate_epoch_add(struct mrt_rate_epoch *slot, u64 epoch, bool limited,
 		slot->limited = 0;
 		slot->limited_kbps = 0;
 		slot->ce = 0;
+		slot->total_kbps = 0;
 	}
 	slot->active++;
 	slot->ce += ce;
+	slot->total_kbps += last_kbps;
 	if (limited) {
 		slot->limited++;
 		slot->limited_kbps += last_kbps;
@@ -80,10 +82,16 @@ void mrt_rate_epoch_add(struct mrt_rate_epoch *slot, u64 epoch, bool limited,
 }
 EXPORT_SYMBOL_NS_GPL(mrt_rate_epoch_add, METAROCE_CORE);
 
-u32 mrt_rate_drain_step(u32 drain_pct, const struct mrt_rate_epoch *done)
+u32 mrt_rate_drain_step(u32 drain_pct, const struct mrt_rate_epoch *done,
+			u32 link_kbps)
 {
+	u64 busy = (u64)link_kbps * MRT_RATE_HINT_UTIL_PCT / 100 *
+		   MRT_RATE_DRAIN_BUSY_PCT;
 	u32 pct = drain_pct && drain_pct < 100 ? drain_pct : 100;
 
+	/* marks while our link is far from full: not our queue */
+	if (done && done->total_kbps * 100 < busy)
+		done = NULL;
 	/* most senders marked: a standing queue; a few: hold */
 	if (done && done->ce && 2 * done->ce >= done->active)
 		return max_t(u32, pct * MRT_RATE_DRAIN_CUT_PCT / 100,

@@ -46,6 +46,7 @@ struct mrt_rate_epoch {
 	u32 limited;		/* of those, limited by their own demand */
 	u64 limited_kbps;	/* sum of the limited connections' rates */
 	u32 ce;			/* of those, saw CE marks lately */
+	u64 total_kbps;		/* sum of all reported rates */
 };
 
 /*
@@ -60,6 +61,13 @@ struct mrt_rate_epoch {
 #define MRT_RATE_DRAIN_CUT_PCT		75
 #define MRT_RATE_DRAIN_MIN_PCT		25
 #define MRT_RATE_DRAIN_UP_PCT		25
+/*
+ * Only a busy link drains: CE marks while the reported rates add up to
+ * less than this share of the usable link come from a queue elsewhere
+ * in the fabric (one congested ECMP route), which the paths' own AIMD
+ * handles; cutting every hint for it would only slow the other paths.
+ */
+#define MRT_RATE_DRAIN_BUSY_PCT		50
 
 /* One connection's receive accounting. */
 struct mrt_rate_rx {
@@ -105,9 +113,11 @@ void mrt_rate_epoch_add(struct mrt_rate_epoch *slot, u64 epoch, bool limited,
 			u32 last_kbps, bool ce);
 /*
  * The drain factor after one more finished epoch done (NULL: nobody
- * reported in it), from drain_pct (0 counts as 100).
+ * reported in it), from drain_pct (0 counts as 100), for a device whose
+ * link is link_kbps.
  */
-u32 mrt_rate_drain_step(u32 drain_pct, const struct mrt_rate_epoch *done);
+u32 mrt_rate_drain_step(u32 drain_pct, const struct mrt_rate_epoch *done,
+			u32 link_kbps);
 /* hint_kbps scaled by drain_pct (at least 1). */
 u32 mrt_rate_drained(u32 hint_kbps, u32 drain_pct);
 /*
