@@ -8,12 +8,9 @@
 bool mrt_rate_rx_account(struct mrt_rate_rx *rx, u64 epoch, u32 bytes,
 			 bool ce, u64 epoch_ns)
 {
-	if (rx->epoch_ns != epoch_ns) {
-		rx->epoch_ns = epoch_ns;
-		rx->epoch = 0;
-		rx->bytes = 0;
-		rx->ce = 0;
-	}
+	/* epoch numbers of another length do not compare: start afresh */
+	if (rx->epoch_ns != epoch_ns)
+		*rx = (struct mrt_rate_rx){ .epoch_ns = epoch_ns };
 	if (rx->epoch == epoch) {
 		rx->bytes += bytes;
 		rx->ce += ce;
@@ -64,14 +61,8 @@ EXPORT_SYMBOL_NS_GPL(mrt_rate_limited, METAROCE_CORE);
 void mrt_rate_epoch_add(struct mrt_rate_epoch *slot, u64 epoch, bool limited,
 			u32 last_kbps, bool ce)
 {
-	if (slot->id != epoch) {
-		slot->id = epoch;
-		slot->active = 0;
-		slot->limited = 0;
-		slot->limited_kbps = 0;
-		slot->ce = 0;
-		slot->total_kbps = 0;
-	}
+	if (slot->id != epoch)
+		*slot = (struct mrt_rate_epoch){ .id = epoch };
 	slot->active++;
 	slot->ce += ce;
 	slot->total_kbps += last_kbps;
