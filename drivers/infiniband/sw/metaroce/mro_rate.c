@@ -33,7 +33,7 @@ MODULE_PARM_DESC(link_mbps, "link rate for the fair share in Mbit/s, 0 = the por
 
 static unsigned int mro_rate_epoch_us = MRT_RATE_EPOCH_NS_DEFAULT / 1000;
 module_param_named(rate_epoch_us, mro_rate_epoch_us, uint, 0644);
-MODULE_PARM_DESC(rate_epoch_us, "activity epoch of the fair share in us (default 2000)");
+MODULE_PARM_DESC(rate_epoch_us, "shortest activity epoch of the fair share in us, longer at low hints (default 2000)");
 
 static bool mro_auto_paths;
 module_param_named(auto_paths, mro_auto_paths, bool, 0644);
