@@ -50,6 +50,9 @@ xfer_wait() {
 	wait "$xfer_pid"
 	local rc=$?
 	rmmod mro_xfer 2>/dev/null
+	# a failed transfer: what the driver and the tool said about it
+	[ $rc -eq 0 ] || dmesg | grep -E 'metaroce|mro_xfer' | tail -n 12 |
+		while read -r l; do diag "$l"; done
 	return $rc
 }
 # wait until mra has an RC connection (the transfer is under way)
@@ -133,6 +136,8 @@ diag "transfer 3: tx packets va $dva, wa $dwa"
 [ "$dwa" -gt 0 ] && [ $((dwa * 8)) -ge $((dva + dwa)) ]
 ok $? "traffic back on wa (>= 1/8: va $dva, wa $dwa)"
 is "$(counter mra drop_bad_plane) $(counter mrb drop_bad_plane)" "0 0" "still no bad_plane drop"
+plane_counters() { grep -i plane "$DBG/$1/counters" | tr -s ' \n' ' '; }
+diag "plane counters after transfer 3: mra $(plane_counters mra); mrb $(plane_counters mrb)"
 
 # 4. anti-hijack and RTO-driven failover: tc rewrites the source of mrb's
 # plane-1 packets to an address mrb never advertised. mra must drop them

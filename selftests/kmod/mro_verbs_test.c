@@ -946,6 +946,8 @@ static void test_ud(struct test_ctx *t)
 	check(ret == -EINVAL, "remote_qpn >= 2^24 -> -EINVAL (%d)", ret);
 	ud.remote_qpn = NO_SUCH_QPN;
 	ud.wr.wr_id = 95;
+	/* signaled: sent before the flush, it must still complete */
+	ud.wr.send_flags = IB_SEND_SIGNALED;
 	ret = ib_post_send(qp, &ud.wr, &bad);
 	check(!ret, "UD SEND posted (%d)", ret);
 	to_state(qp, IB_QPS_ERR);

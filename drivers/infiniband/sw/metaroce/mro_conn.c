@@ -226,10 +226,14 @@ struct sk_buff *mro_conn_alloc_skb(struct mro_conn *conn,
 	 * (the sender's choice, so a plane the sender gave up is not used
 	 * for its ACKs); everything else on our own plane of the path.
 	 */
-	if (pi->opcode == MRW_OP_ACK || pi->opcode == MRW_OP_NAK)
-		plane = conn->rx_plane[pi->path_id % conn->nr_paths];
-	else
-		plane = conn->core.path_plane[pi->path_id % conn->nr_paths];
+	plane = conn->core.path_plane[pi->path_id % conn->nr_paths];
+	if (pi->opcode == MRW_OP_ACK || pi->opcode == MRW_OP_NAK) {
+		u8 rx = conn->rx_plane[pi->path_id % conn->nr_paths];
+
+		/* ... unless that plane is down here or withdrawn there */
+		if (mrt_conn_usable_planes(&conn->core) & (1U << rx))
+			plane = rx;
+	}
 	skb->mark = mro_conn_sport(conn, pi->path_id) |
 		    (u32)plane << MRO_MARK_PLANE_SHIFT;
 	return skb;
@@ -353,6 +357,14 @@ enum mrt_drop_reason mro_conn_rx_adv(struct mro_conn *conn,
 	}
 	if (!(mask & 1) || addrs[0] != peer0)
 		return MRT_DROP_BAD_PLANE;
+	/*
+	 * What the peer sent before this ADV is still in flight (and its
+	 * ACKs may still follow our old plane choice): the addresses it
+	 * replaces stay acceptable as sources until the next ADV.
+	 */
+	for (i = 0; i < MRW_MAX_PLANES; i++)
+		if (conn->peer_plane4[i] != addrs[i])
+			conn->peer_prev4[i] = conn->peer_plane4[i];
 	memcpy(conn->peer_plane4, addrs, sizeof(addrs));
 	mro_conn_apply_planes(conn, conn->core.planes_local, mask, now);
 	/*
@@ -398,9 +410,11 @@ bool mro_conn_from_peer_plane(const struct mro_conn *conn,
 	if (ip_hdr(skb)->version != 4)
 		return false;
 	saddr = ip_hdr(skb)->saddr;
+	if (!saddr)
+		return false;
 	for (k = 0; k < MRW_MAX_PLANES; k++)
-		if ((conn->core.planes_peer & (1U << k)) &&
-		    conn->peer_plane4[k] == saddr)
+		if (conn->peer_plane4[k] == saddr ||
+		    conn->peer_prev4[k] == saddr)
 			return true;
 	return false;
 }

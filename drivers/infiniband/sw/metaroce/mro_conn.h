@@ -129,6 +129,7 @@ struct mro_conn {
 	bool peer_adv_seen;	/* the peer's first PLANE_ADV arrived */
 	u64 adv_at_ns;		/* next PLANE_ADV copy due, 0 = none */
 	__be32 peer_plane4[MRW_MAX_PLANES];	/* peer's address per plane */
+	__be32 peer_prev4[MRW_MAX_PLANES];	/* ... before its last PLANE_ADV */
 	u8 rx_plane[MRT_MAX_PATHS];	/* plane path i's last packet came on */
 
 	struct mrt_conn core;
