@@ -14,7 +14,7 @@ MOD_DIR := drivers/infiniband/sw/metaroce
 KBUILD_VARS := CONFIG_RDMA_METAROCE=m
 
 .DEFAULT_GOAL := all
-.PHONY: all modules testmods clean deps check demo bench soak
+.PHONY: all modules testmods clean deps check demo bench bench-readme soak
 
 # Rules owned by their parts of the tree: userspace KUnit (utest) and the
 # debug test kernel (testkernel).
@@ -56,3 +56,7 @@ soak:
 # metaroce vs rdma_rxe, back to back (B=name for one benchmark)
 bench:
 	bash scripts/bench.sh $(if $(B),B=$(B))
+
+# README's results block, regenerated from build/bench/results.json
+bench-readme:
+	python3 scripts/bench-readme.py
