@@ -503,7 +503,15 @@ bench_incast() {	# bench_incast XS (sender counts)
 					awk '{ s += $1 } END { print s + 0 }')
 				point incast "$n" "$rep" "$bytes" 0 "$([ $fails = 0 ] && echo true || echo false)" \
 					"\"hint\":\"$([ $hint = 1 ] && echo on || echo off)\",\"link_mbit\":$IC_MBIT,\"mb_per_sender\":$mb,\"failed_senders\":$fails,\"rc\":[$rcs],\"retry_exc_lines\":$st,\"completion_ms\":[$ct],\"qdisc_sent\":$((a1[0] - a0[0])),\"qdisc_dropped\":$((a1[1] - a0[1])),\"qdisc_marked\":$((a1[2] - a0[2])),\"red_early\":$((a1[3] - a0[3])),\"red_pdrop\":$((a1[4] - a0[4])),\"rate_hint_updates\":$((hu1 - hu0)),\"samples\":[$rows]"
-				[ $fails = 0 ] || dmesg | grep -E 'mro_x|metaroce' | grep -v 'ok [0-9]' | tail -n 8 | sed 's/^/# /'
+				# a failed sender: keep the whole kernel log of the round
+				# (the driver's connection dump is in it) and show the
+				# failure lines, not the tail of the senders that passed
+				if [ $fails != 0 ]; then
+					[ -d "${MRO_OUT:-}" ] &&
+						dmesg >"$MRO_OUT/incast-n$n-hint$hint-rep$rep.dmesg"
+					dmesg | grep -E 'metaroce|FAIL|RETRY|status [1-9]' |
+						tail -n 20 | sed 's/^/# /'
+				fi
 			done
 		done
 	done
