@@ -51,8 +51,7 @@ xfer_wait() {
 	local rc=$?
 	rmmod mro_xfer 2>/dev/null
 	# a failed transfer: what the driver and the tool said about it
-	[ $rc -eq 0 ] || dmesg | grep -E 'metaroce|mro_xfer' | tail -n 12 |
-		while read -r l; do diag "$l"; done
+	[ $rc -eq 0 ] || dmesg | grep -E 'metaroce|mro_xfer' | tail -n 12 | sed 's/^/# /'
 	return $rc
 }
 # wait until mra has an RC connection (the transfer is under way)

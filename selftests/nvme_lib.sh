@@ -48,6 +48,14 @@ nvmet_target() {
 	ln -s "$sub" "$NVMET_CFG/ports/1/subsystems/$NVME_NQN"
 }
 
+# nvmet_target_down: unexport the namespace, remove the port, unload nvmet
+nvmet_target_down() {
+	rm -f "$NVMET_CFG/ports/1/subsystems/$NVME_NQN"
+	rmdir "$NVMET_CFG/ports/1" "$NVMET_CFG/subsystems/$NVME_NQN/namespaces/1" \
+		"$NVMET_CFG/subsystems/$NVME_NQN" 2>/dev/null
+	modprobe -r nvmet-rdma nvmet 2>/dev/null
+}
+
 # nvme_host_connect ADDR: nvme connect -t rdma and wait for the namespace
 nvme_host_connect() {
 	modprobe nvme-rdma &&
@@ -57,6 +65,12 @@ nvme_host_connect() {
 
 nvme_host_disconnect() {
 	timeout 60 nvme disconnect -n "$NVME_NQN" >/dev/null 2>&1
+}
+
+# nvme_host_unload: wait until the controller is gone, unload nvme-rdma
+nvme_host_unload() {
+	wait_for 30 sh -c "! nvme list 2>/dev/null | grep -q /dev/nvme"
+	modprobe -r nvme-rdma 2>/dev/null
 }
 
 # fio_verify OUT.json DEV MB [RW [BS [EXTRA...]]]: fio with crc32c verify;

@@ -54,10 +54,7 @@ if [ "$ME" -ne 0 ]; then
 	wait_for 1500 test -s "$DONE"
 	echo "target plane_failovers $(counter plane_failovers)" \
 		"drop_bad_plane $(counter drop_bad_plane)" >"$OUT/nvme_planes.target_counters"
-	rm -f "$NVMET_CFG/ports/1/subsystems/$NVME_NQN"
-	rmdir "$NVMET_CFG/ports/1" "$NVMET_CFG/subsystems/$NVME_NQN/namespaces/1" \
-		"$NVMET_CFG/subsystems/$NVME_NQN" 2>/dev/null
-	modprobe -r nvmet-rdma nvmet 2>/dev/null
+	nvmet_target_down
 	rdma link delete mr0 && rmmod rdma_metaroce || bad=$((bad + 1))
 	dmesg_clean >/dev/null || bad=$((bad + 1))
 	echo "$bad" >"$TRES"
@@ -170,8 +167,7 @@ diag "$(cat "$OUT/nvme_planes.target_counters" 2>/dev/null)"
 is "$(cat "$TRES" 2>/dev/null)" 0 \
 	"target: port down, mr0 deleted, module unloaded, kernel log clean"
 ok "$(
-	wait_for 30 sh -c "! nvme list 2>/dev/null | grep -q /dev/nvme"
-	modprobe -r nvme-rdma 2>/dev/null
+	nvme_host_unload
 	rdma link delete mr0 && rmmod rdma_metaroce && dmesg_clean >/dev/null
 	echo $?
 )" "host: mr0 deleted, module unloaded, kernel log clean"

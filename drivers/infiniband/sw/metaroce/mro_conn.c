@@ -206,6 +206,7 @@ struct sk_buff *mro_conn_alloc_skb(struct mro_conn *conn,
 	unsigned int headroom = mro_tx_headroom(conn->dev);
 	u8 hdr[MRW_HDR_MAX];
 	struct sk_buff *skb;
+	u16 slot;
 	u8 plane;
 	int len;
 
@@ -226,9 +227,10 @@ struct sk_buff *mro_conn_alloc_skb(struct mro_conn *conn,
 	 * (the sender's choice, so a plane the sender gave up is not used
 	 * for its ACKs); everything else on our own plane of the path.
 	 */
-	plane = conn->core.path_plane[pi->path_id % conn->nr_paths];
+	slot = pi->path_id % conn->nr_paths;
+	plane = conn->core.path_plane[slot];
 	if (pi->opcode == MRW_OP_ACK || pi->opcode == MRW_OP_NAK) {
-		u8 rx = conn->rx_plane[pi->path_id % conn->nr_paths];
+		u8 rx = conn->rx_plane[slot];
 
 		/* ... unless that plane is down here or withdrawn there */
 		if (mrt_conn_usable_planes(&conn->core) & (1U << rx))
