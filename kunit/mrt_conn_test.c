@@ -148,6 +148,57 @@ static void mrt_conn_ack(struct mrt_conn *c, u16 path, u32 cum, u64 now,
 	mrt_conn_on_ack(c, &ack, now, acked, nr);
 }
 
+/*
+ * Behind a queue of 800 ms (an incast at a slow bottleneck) the first
+ * path to get an ACK teaches the others: their packets wait in the same
+ * queue, so they get its srtt and no RTO under its own, not the 10 ms
+ * start (which resent whole flights into the queue every few ms), and
+ * the retry budget's period covers one RTO + RTT.
+ */
+static void mrt_conn_test_deep_queue_seed(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 4, 4, "fixed");
+	struct mrt_conn *c = &f->conn;
+	struct mrt_ack_info ack = {};
+	struct mrt_tx_decision d;
+	u32 psn0 = 0, nr, i;
+	bool have0 = false;
+
+	KUNIT_EXPECT_EQ(test, mrt_conn_recovery_ns(c), 0ULL);
+	for (i = 0; i < 8; i++) {
+		KUNIT_ASSERT_EQ(test, mrt_conn_next_tx(c, 1 * MS, i, &d),
+				MRT_TX_NEW);
+		if (d.path_id == 0 && !have0) {
+			psn0 = d.psn;
+			have0 = true;
+		}
+	}
+	KUNIT_ASSERT_TRUE(test, have0);
+	/* path 0's first packet is acked 800 ms after it left */
+	ack.path_id = 0;
+	ack.cum_psn = psn0 + 1;
+	ack.echo_tsval = mrt_tsval(1 * MS);
+	mrt_conn_on_ack(c, &ack, 801 * MS, f->acked, &nr);
+	KUNIT_ASSERT_TRUE(test, f->paths[0].tx.have_rtt);
+	KUNIT_EXPECT_GE(test, f->paths[0].tx.srtt_ns, (u32)(790 * MS));
+	for (i = 1; i < 4; i++) {
+		KUNIT_EXPECT_FALSE(test, f->paths[i].tx.have_rtt);
+		KUNIT_EXPECT_EQ(test, mrt_path_tx_srtt(&f->paths[i].tx),
+				f->paths[0].tx.srtt_ns);
+		KUNIT_EXPECT_GE(test, f->paths[i].tx.rto_base_ns,
+				f->paths[0].tx.rto_base_ns);
+		/* sent at 1 ms: no RTO before the sampled path's 1.6 s */
+		KUNIT_EXPECT_GE(test, mrt_path_tx_rto_deadline(&f->paths[i].tx),
+				1 * MS + 2ULL * f->paths[0].tx.srtt_ns);
+	}
+	mrt_conn_on_timer(c, 1200 * MS);
+	for (i = 1; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, f->paths[i].tx.stats.rtos, 0ULL);
+	KUNIT_EXPECT_EQ(test, c->retxq_len, 0U);
+	/* one RTO (2 srtt) + one RTT */
+	KUNIT_EXPECT_GE(test, mrt_conn_recovery_ns(c), 3ULL * 790 * MS);
+}
+
 /* A loss is resent first, on another path, keeping its handle. */
 static void mrt_conn_test_retransmit_elsewhere(struct kunit *test)
 {
@@ -1525,6 +1576,7 @@ static struct kunit_case mrt_conn_test_cases[] = {
 	KUNIT_CASE(mrt_conn_test_spray),
 	KUNIT_CASE(mrt_conn_test_round_robin),
 	KUNIT_CASE(mrt_conn_test_weight_srtt),
+	KUNIT_CASE(mrt_conn_test_deep_queue_seed),
 	KUNIT_CASE(mrt_conn_test_retransmit_elsewhere),
 	KUNIT_CASE(mrt_conn_test_retransmit_skip_dead),
 	KUNIT_CASE(mrt_conn_test_probe_skips_acked),

@@ -62,7 +62,7 @@ PL_KBIT=${PL_KBIT:-500} PL_MB=${PL_MB:-2} PL_DEPTH=${PL_DEPTH:-8}
 PL_QDISC=${PL_QDISC:-tbf} PL_LAT=${PL_LAT:-50} PL_PPP=${PL_PPP:-2}
 PF_MB=${PF_MB:-24} PF_BEFORE=${PF_BEFORE:-4} PF_DURING=${PF_DURING:-4} PF_AFTER=${PF_AFTER:-4}
 PF_TELEMETRY=${PF_TELEMETRY:-1}
-IC_MBIT=${IC_MBIT:-4} IC_MB=${IC_MB:-8} IC_DEPTH=${IC_DEPTH:-2} IC_TMO=${IC_TMO:-240}
+IC_MBIT=${IC_MBIT:-4} IC_MB=${IC_MB:-8} IC_HINTS=${IC_HINTS:-1/0} IC_DEPTH=${IC_DEPTH:-2} IC_TMO=${IC_TMO:-240}
 PL_PATHS=${PL_PATHS:-}
 
 declare -A NDRX NDTX
@@ -448,7 +448,7 @@ bench_incast() {	# bench_incast XS (sender counts)
 	for n in $xs; do
 		[ "$n" -le "$IC_NMAX" ] || { echo "# incast: $n > $IC_NMAX senders built"; continue; }
 		mb=$((IC_MB / n)); [ $mb -ge 1 ] || mb=1
-		for hint in 1 0; do
+		for hint in ${IC_HINTS//\// }; do
 			echo "$hint" >/sys/module/rdma_metaroce/parameters/rate_hint
 			for ((rep = 1; rep <= reps; rep++)); do
 				dmesg -C

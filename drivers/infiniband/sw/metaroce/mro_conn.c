@@ -149,10 +149,17 @@ void mro_conn_unlock_xmit(struct mro_conn *conn)
 	}
 }
 
+/* Milliseconds from then to now; -1 for a time never set. */
+static s64 mro_age_ms(u64 now, u64 then)
+{
+	return then ? div_s64((s64)(now - then), NSEC_PER_MSEC) : -1;
+}
+
 /* One-time picture of a connection that failed: why is in the numbers. */
 void mro_conn_dump(struct mro_conn *conn, const char *why)
 {
 	struct mro_conn_stats *st = &conn->stats;
+	u64 now = mro_now_ns();
 	u16 i;
 
 	pr_warn("metaroce: qp %u -> %u %s: tx %llu (retx %llu, acks %llu, naks %llu, err %llu) rx %llu (acks %llu, naks %llu, dup-placed %llu, rnr %llu, access %llu) sq admit %u done %u rd_atomic %u fatal %d\n",
@@ -165,13 +172,29 @@ void mro_conn_dump(struct mro_conn *conn, const char *why)
 		if (st->drops[i])
 			pr_warn("metaroce:   drop %s %llu\n",
 				mrt_drop_reason_name(i), st->drops[i]);
+	pr_warn("metaroce:   ages (ms; -1 never): progress %lld last rx %lld retries %u/%u timeout %llu us hint %u kbit/s local hint %u pace in %lld us cap %u\n",
+		mro_age_ms(now, conn->last_progress_ns),
+		mro_age_ms(now, st->rx_last_ns), conn->retries,
+		conn->retry_cnt, div_u64(conn->ack_timeout_ns, NSEC_PER_USEC),
+		conn->core.rate_hint_kbps, conn->core.local_hint_kbps,
+		conn->core.pace_next_ns ?
+		div_s64((s64)(conn->core.pace_next_ns - now), NSEC_PER_USEC) : 0,
+		mrt_conn_rate_cap(&conn->core));
 	for (i = 0; i < conn->nr_paths; i++) {
 		struct mrt_path *p = &conn->paths[i];
 
-		pr_warn("metaroce:   path %u port %u state %u tx next %u una %u inflight %u srtt %u rto %llu | rx cum %u high %u\n",
+		pr_warn("metaroce:   path %u port %u state %u tx next %u una %u inflight %u pwnd %u srtt %u rto %llu backoff %u rtos %u (%llu) sent %lld progress %lld rto in %lld us | rx cum %u high %u\n",
 			i, conn->sport[i], p->tx.state, p->tx.next_psn,
-			p->tx.una, p->tx.inflight, p->tx.srtt_ns,
-			p->tx.rto_base_ns, p->rx.cum_psn, p->rx.high_psn);
+			p->tx.una, p->tx.inflight,
+			conn->core.cc->pwnd(&p->cc), p->tx.srtt_ns,
+			p->tx.rto_base_ns, p->tx.backoff,
+			p->tx.consecutive_rtos, p->tx.stats.rtos,
+			mro_age_ms(now, p->tx.last_send_ns),
+			mro_age_ms(now, p->tx.last_progress_ns),
+			mrt_path_tx_rto_deadline(&p->tx) ?
+			div_s64((s64)(mrt_path_tx_rto_deadline(&p->tx) - now),
+				NSEC_PER_USEC) : -1,
+			p->rx.cum_psn, p->rx.high_psn);
 	}
 	pr_warn("metaroce:   core retxq %u qwnd %u inflight %u req stream next %u una %u send %u; rx next msn %u\n",
 		conn->core.retxq_len, mrt_conn_qwnd(&conn->core),

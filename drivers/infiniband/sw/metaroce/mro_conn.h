@@ -98,6 +98,7 @@ struct mro_conn_stats {
 	u64 rx_acks;
 	u64 rx_naks;
 	u64 rx_dup_placed;	/* cross-path duplicates caught by the seg map */
+	u64 rx_last_ns;		/* when the peer's last packet was accepted */
 	u64 rx_rnr;
 	u64 rx_access_err;
 	u64 drops[MRT_DROP_NR_REASONS];

@@ -634,6 +634,7 @@ static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 	if (mrt_wire_op_sequenced(pi->opcode) && rx_plane < MRW_MAX_PLANES)
 		conn->rx_plane[pi->path_id] = rx_plane;	/* our ACKs go there */
 	conn->stats.rx_pkts++;
+	conn->stats.rx_last_ns = now;
 	switch (pi->opcode) {
 	case MRW_OP_ACK:
 		conn->stats.rx_acks++;

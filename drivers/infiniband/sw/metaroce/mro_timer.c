@@ -3,7 +3,8 @@
  * metaroce data path, timers: one soft hrtimer per connection, armed for
  * the earliest of the core's RTO / tail-loss-probe deadlines, the paths'
  * delayed-ACK deadlines and the retry limit (no progress on any path for
- * timeout x (retry_cnt + 1): IB_WC_RETRY_EXC_ERR, QP to ERR).
+ * retry_cnt + 1 local ACK timeouts, each at least the paths' RTO + RTT:
+ * IB_WC_RETRY_EXC_ERR, QP to ERR).
  */
 #include <linux/hrtimer.h>
 
@@ -36,6 +37,17 @@ static u64 mro_retry_period_start(const struct mro_conn *conn)
 }
 
 /*
+ * The local ACK timeout, or longer while the paths' own RTO + RTT is:
+ * behind a queue of a second (srtt 800 ms, RTO 1.6 s) one lost packet is
+ * acked 2.4 s after it was sent, and 8 periods of 268 ms would fail a
+ * connection whose peer is answering. IB lets the timer run long.
+ */
+static u64 mro_retry_period_ns(const struct mro_conn *conn)
+{
+	return max(conn->ack_timeout_ns, mrt_conn_recovery_ns(&conn->core));
+}
+
+/*
  * Count an expired local ACK timeout period (at most one per call, however
  * late the timer runs); true once retry_cnt + 1 periods in a row passed
  * without progress while work was outstanding.
@@ -47,7 +59,7 @@ static bool mro_retry_expired(struct mro_conn *conn, u64 now)
 	if (conn->last_progress_ns >= conn->retry_epoch_ns)
 		conn->retries = 0;	/* progress since the last count */
 	if ((s64)(now - mro_retry_period_start(conn)) <
-	    (s64)conn->ack_timeout_ns)
+	    (s64)mro_retry_period_ns(conn))
 		return false;
 	conn->retry_epoch_ns = now;
 	if (conn->retries < U8_MAX)
@@ -74,7 +86,7 @@ void mro_timer_rearm_locked(struct mro_conn *conn, u64 now)
 		at = mro_min_deadline(at, conn->adv_at_ns);
 	if (conn->tx_ready && conn->ack_timeout_ns && mro_conn_outstanding(conn))
 		at = mro_min_deadline(at, mro_retry_period_start(conn) +
-				      conn->ack_timeout_ns);
+				      mro_retry_period_ns(conn));
 	if (!at)
 		return;
 	if (at < now + MRO_TIMER_MIN_NS)

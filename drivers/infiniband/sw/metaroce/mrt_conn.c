@@ -131,6 +131,22 @@ u32 mrt_conn_inflight(const struct mrt_conn *c)
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_inflight, METAROCE_CORE);
 
+u64 mrt_conn_recovery_ns(const struct mrt_conn *c)
+{
+	u64 worst = 0;
+	u16 i;
+
+	for (i = 0; i < c->nr_active; i++) {
+		const struct mrt_path_tx *tx = &c->paths[i].tx;
+
+		if (tx->have_rtt && mrt_path_usable(&c->paths[i]))
+			worst = max_t(u64, worst,
+				      tx->rto_base_ns + tx->srtt_ns);
+	}
+	return worst;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_conn_recovery_ns, METAROCE_CORE);
+
 u32 mrt_conn_rate_cap(const struct mrt_conn *c)
 {
 	u64 wsum = 0, weighted = 0;
@@ -162,6 +178,8 @@ u32 mrt_conn_rate_cap(const struct mrt_conn *c)
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_rate_cap, METAROCE_CORE);
 
+static void mrt_conn_seed_rto(struct mrt_conn *c);
+
 int mrt_conn_set_active(struct mrt_conn *c, u16 nr_active, u64 now_ns)
 {
 	u16 i;
@@ -184,6 +202,7 @@ int mrt_conn_set_active(struct mrt_conn *c, u16 nr_active, u64 now_ns)
 		}
 	}
 	c->nr_active = nr_active;
+	mrt_conn_seed_rto(c);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_set_active, METAROCE_CORE);
@@ -497,27 +516,40 @@ static void mrt_conn_cc_event(const struct mrt_conn *c,
  * one) would wait MRT_RTO_INIT_NS per RTO. Its route joins the same two
  * hosts as the sampled paths, so give it MRT_RTO_SEED_FACTOR times their
  * largest RTO instead: a failure is then detected in RTTs, not 70 ms.
+ * Never less than that largest RTO, nor an srtt below theirs: behind a
+ * queue of a second (an incast at a slow bottleneck) an unsampled path
+ * with a 10 ms RTO resends its whole flight over and over, each copy
+ * deepening the queue, and a repick starts it unsampled again.
  */
 static void mrt_conn_seed_rto(struct mrt_conn *c)
 {
 	u64 seed = 0;
+	u32 srtt = 0;
 	bool unsampled = false;
 	u16 i;
 
 	for (i = 0; i < c->nr_active; i++) {
 		const struct mrt_path_tx *tx = &c->paths[i].tx;
 
-		if (tx->have_rtt)
+		if (tx->have_rtt) {
 			seed = max_t(u64, seed, tx->rto_base_ns);
-		else
+			srtt = max_t(u32, srtt, tx->srtt_ns);
+		} else {
 			unsampled = true;
+		}
 	}
 	if (!unsampled || !seed)
 		return;
-	seed = min_t(u64, seed * MRT_RTO_SEED_FACTOR, MRT_RTO_INIT_NS);
-	for (i = 0; i < c->nr_active; i++)
-		if (!c->paths[i].tx.have_rtt)
-			c->paths[i].tx.rto_base_ns = seed;
+	seed = max_t(u64, min_t(u64, seed * MRT_RTO_SEED_FACTOR,
+				MRT_RTO_INIT_NS), seed);
+	for (i = 0; i < c->nr_active; i++) {
+		struct mrt_path_tx *tx = &c->paths[i].tx;
+
+		if (!tx->have_rtt) {
+			tx->srtt_seed_ns = srtt;
+			tx->rto_base_ns = seed;
+		}
+	}
 }
 
 /*
@@ -822,6 +854,8 @@ bool mrt_conn_take_repick(struct mrt_conn *c, u64 now_ns, u16 *path_id)
 	mrt_conn_queue_lost(c, i, n);
 	c->cc->init(&p->cc);
 	p->wrr_current = 0;
+	/* the new route has no sample yet: start from the others' */
+	mrt_conn_seed_rto(c);
 	*path_id = i;
 	return true;
 }

@@ -169,6 +169,12 @@ u16 mrt_conn_autosize(struct mrt_conn *c, u64 now_ns);
 /* QWND: sum of PWND over usable paths. */
 u32 mrt_conn_qwnd(const struct mrt_conn *c);
 u32 mrt_conn_inflight(const struct mrt_conn *c);
+/*
+ * The longest a lost packet takes to be resent and acked on a sampled
+ * active path: RTO (before backoff) + srtt; 0 without samples. A retry
+ * budget counted in shorter periods runs out while the transport waits.
+ */
+u64 mrt_conn_recovery_ns(const struct mrt_conn *c);
 /* Window cap from the peer's rate hint (packets), 0 = none. */
 u32 mrt_conn_rate_cap(const struct mrt_conn *c);
 /*

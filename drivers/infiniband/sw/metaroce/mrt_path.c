@@ -248,9 +248,7 @@ static struct mrt_tx_slot *mrt_slot(struct mrt_path_tx *tx, u32 psn)
  */
 static u64 mrt_tx_rto_ceiling(const struct mrt_path_tx *tx)
 {
-	if (!tx->have_rtt)
-		return MRT_RTO_MAX_NS;
-	return clamp_t(u64, 2ULL * tx->srtt_ns, MRT_RTO_MAX_NS,
+	return clamp_t(u64, 2ULL * mrt_path_tx_srtt(tx), MRT_RTO_MAX_NS,
 		       MRT_RTT_SAMPLE_MAX_NS);
 }
 
@@ -738,6 +736,8 @@ EXPORT_SYMBOL_NS_GPL(mrt_path_tx_repick, METAROCE_CORE);
 
 u32 mrt_path_tx_srtt(const struct mrt_path_tx *tx)
 {
-	return tx->have_rtt ? tx->srtt_ns : (u32)MRT_RTT_INIT_NS;
+	if (tx->have_rtt)
+		return tx->srtt_ns;
+	return tx->srtt_seed_ns ? tx->srtt_seed_ns : (u32)MRT_RTT_INIT_NS;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_path_tx_srtt, METAROCE_CORE);

@@ -184,6 +184,12 @@ struct mrt_path_tx {
 	u32 min_rtt_ns;
 	u32 latest_rtt_ns;
 	u64 rto_base_ns;	/* RTO before backoff */
+	/*
+	 * No sample of its own yet: the largest srtt the connection's sampled
+	 * paths show (mrt_conn_seed_rto()), 0 = none. The routes join the same
+	 * two hosts, so a deep queue they see is this path's too.
+	 */
+	u32 srtt_seed_ns;
 	u64 last_send_ns;
 	u64 last_progress_ns;	/* last ACK that resolved a slot */
 	struct mrt_path_stats stats;
