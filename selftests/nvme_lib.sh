@@ -89,6 +89,39 @@ fio_verify() {
 	echo "$rc ${errs:-none}"
 }
 
+# fio_loop_start PREFIX DEV MB: fio verify runs (4 KiB random writes of MB
+# MiB) back to back on DEV until fio_loop_stop PREFIX; each run's "rc
+# errors" is a line of PREFIX.runs, its JSON PREFIX-<run>.json
+fio_loop_start() {
+	local runs=$1.runs stop=$1.stop
+
+	rm -f "$runs" "$stop"
+	(
+		i=0
+		while [ ! -e "$stop" ]; do
+			i=$((i + 1))
+			fio_verify "$1-$i.json" "$2" "$3" randwrite 4k >>"$runs"
+		done
+	) &
+	FIO_LOOP_PID=$!
+}
+fio_runs_done() { wc -l <"$1" 2>/dev/null || echo 0; }
+fio_runs_at_least() { [ "$(fio_runs_done "$1")" -ge "$2" ]; }
+# fio_loop_stop PREFIX: let the run under way finish, and one whole run
+# after it (the one after a fault), stop the loop and wait for it (no run
+# may overlap the next loop's), then set FIO_LOOP_RUNS and FIO_LOOP_BAD.
+# Call it in the shell that started the loop, not in $(...).
+fio_loop_stop() {
+	local runs=$1.runs n
+
+	n=$(fio_runs_done "$runs")
+	wait_for $((${FIO_TIMEOUT:-600} + 30)) fio_runs_at_least "$runs" $((n + 2))
+	touch "$1.stop"
+	wait "$FIO_LOOP_PID"
+	read -r FIO_LOOP_RUNS FIO_LOOP_BAD < <(awk '{ n++; if ($0 != "0 0") bad++ }
+		END { printf "%d %d\n", n, bad }' "$runs" 2>/dev/null)
+}
+
 # Controller error recovery / reconnect lines in the kernel log since the
 # marker line MARK (whole log when MARK is empty).
 nvme_resets_since() {

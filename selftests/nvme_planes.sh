@@ -74,50 +74,21 @@ ok "$(nvme_host_connect $TARGET >&2; echo $?)" "nvme connect -t rdma to $TARGET"
 dev=$(nvme_dev)
 ok "$([ -n "$dev" ]; echo $?)" "namespace ${dev:-none}"
 
-# fio_loop_start NAME: fio verify runs back to back until fio_loop_stop;
-# each run's "rc errors" is a line of $OUT/nvme_planes-NAME.runs
-fio_loop_start() {
-	local runs=$OUT/nvme_planes-$1.runs stop=$OUT/nvme_planes-$1.stop
-
-	rm -f "$runs" "$stop"
-	(
-		i=0
-		while [ ! -e "$stop" ]; do
-			i=$((i + 1))
-			fio_verify "$OUT/nvme_planes-$1-$i.json" "$dev" "$MB" randwrite 4k >>"$runs"
-		done
-	) &
-	loop_pid=$!
-}
-runs_done() { wc -l <"$1" 2>/dev/null || echo 0; }
-runs_at_least() { [ "$(runs_done "$1")" -ge "$2" ]; }
-# fio_loop_stop NAME: let the run under way finish (plus one whole run
-# after the fault), then print "runs bad" of the loop
-fio_loop_stop() {
-	local runs=$OUT/nvme_planes-$1.runs n
-
-	n=$(runs_done "$runs")
-	wait_for $((FIO_TIMEOUT + 30)) runs_at_least "$runs" $((n + 2))
-	touch "$OUT/nvme_planes-$1.stop"
-	wait "$loop_pid"
-	awk '{ n++; if ($0 != "0 0") bad++ } END { printf "%d %d", n, bad }' "$runs" 2>/dev/null
-}
-
 # phase NAME DESCRIPTION FAULT_CMD: fio loop, the fault while it runs,
 # then five TAP lines
 phase() {
-	local name=$1 desc=$2 mark="nvme_planes_$1_$$" res runs bad fo0 fo1 tx0 tx1
+	local name=$1 desc=$2 mark="nvme_planes_$1_$$" runs bad fo0 fo1 tx0 tx1
 
 	shift 2
 	echo "$mark" >/dev/kmsg
 	fo0=$(counter plane_failovers)
 	tx0=$(cat /sys/class/net/eth1/statistics/tx_packets)
-	fio_loop_start "$name"
+	fio_loop_start "$OUT/nvme_planes-$name" "$dev" "$MB"
 	sleep 2
 	"$@"
 	ok $? "$name: $desc"
-	res=$(fio_loop_stop "$name")
-	runs=${res% *} bad=${res#* }
+	fio_loop_stop "$OUT/nvme_planes-$name"
+	runs=$FIO_LOOP_RUNS bad=$FIO_LOOP_BAD
 	fo1=$(counter plane_failovers)
 	tx1=$(cat /sys/class/net/eth1/statistics/tx_packets)
 	diag "$name: fio runs $runs, plane_failovers +$((fo1 - fo0))," \
