@@ -18,23 +18,23 @@
 # Guest 1 is the nvmet-rdma target (brd namespace) on 198.18.21.1, guest 0
 # the nvme-rdma host. Each metaroce path's UDP source port picks its route
 # through r1 and r2 (fib_multipath_hash_policy=1). A loop of fio crc32c
-# verify runs (4 KiB random writes) keeps I/O going while the busiest route
-# of the clean phase, in both directions,
+# verify runs (4 KiB random writes) keeps I/O going while the route that
+# was busiest in the 2 s before, in both directions,
 #   1. is blackholed (netem loss 100 %) for FAULT_S seconds,
 #   2. loses 20 % of its packets for FAULT_S seconds,
 #   3. is 20 ms slower (netem delay, about 10x a loaded route's RTT).
 # Every fio run must verify with zero errors, the controller must see no
 # error recovery, reset or reconnect, and the namespace must stay.
 #
-# usage: nvme_ecmp.sh [MB [FAULT_S]]   MiB per fio run (default 4), fault
-#                                      time (default 6)
+# usage: nvme_ecmp.sh [MB [FAULT_S]]   MiB per fio run (default 2), fault
+#                                      time (default 5)
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 . selftests/nvme_lib.sh
 . selftests/fabric.sh
 
-MB=${1:-4}
-FAULT_S=${2:-6}
+MB=${1:-2}
+FAULT_S=${2:-5}
 FIO_TIMEOUT=${FIO_TIMEOUT:-$((120 + 8 * MB))}
 ME=${MRO_GUEST:-0}
 OUT=${MRO_OUT:-/tmp}
@@ -123,14 +123,10 @@ route_clear() {
 	tc -n r2 qdisc del dev m"$1" root 2>/dev/null
 	return 0
 }
-link_tx() {	# link_tx LINK: packets over the link, both directions
-	echo $(($(ip netns exec r1 cat /sys/class/net/l"$1"/statistics/tx_packets) +
-		$(ip netns exec r2 cat /sys/class/net/m"$1"/statistics/tx_packets)))
-}
 
 rm -f "$READY" "$DONE" "$TRES"
 echo "TAP version 13"
-plan $((5 + 4 * 4 + 2 + 2))
+plan $((5 + 4 * 4 + 4 + 2))
 check "host: r1/r2 fabric with $FABRIC_LINKS ECMP links, eth0 towards guest 1 in r2" -- fabric_host_up
 wait_for 300 test -s "$READY"
 is "$(cat "$READY" 2>/dev/null)" 0 "target: $TARGET behind r2, mr0 on eth0, nvmet-rdma port on $TARGET:4420"
@@ -139,10 +135,22 @@ check "host: mr0 on va ($HOST)" -- mr0_up va
 ok "$(nvme_host_connect $TARGET >&2; echo $?)" "nvme connect -t rdma to $TARGET"
 dev=$(nvme_dev)
 
-# phase NAME DESCRIPTION FAULT_CMD...: fio loop, the fault while it runs,
-# then the TAP lines of the fio runs, resets and the namespace
+# busiest DELTA: index of the largest number in DELTA ("n0 n1 ...")
+busiest() {
+	local i=0 k=0 best=-1 v
+
+	for v in $1; do
+		[ "$v" -gt "$best" ] && best=$v k=$i
+		i=$((i + 1))
+	done
+	echo "$k"
+}
+
+# phase NAME DESCRIPTION FAULT_CMD...: fio loop; after 2 s the route that
+# carried most of those 2 s becomes FAULT_LINK and FAULT_CMD runs; then
+# the TAP lines of the fault, the fio runs, resets and the namespace
 phase() {
-	local name=$1 desc=$2 mark="nvme_ecmp_$1_$$" rp0 rp1 rt0 rt1
+	local name=$1 desc=$2 mark="nvme_ecmp_$1_$$" rp0 rp1 rt0 rt1 tx0 txf d
 
 	shift 2
 	echo "$mark" >/dev/kmsg
@@ -150,8 +158,13 @@ phase() {
 	tx0=$(fabric_tx_all)
 	fio_loop_start "$OUT/nvme_ecmp-$name" "$dev" "$MB"
 	sleep 2
+	d=$(fabric_delta "$tx0" "$(fabric_tx_all)")
+	FAULT_LINK=$(busiest "$d")
+	set -- "$d" "$@"
+	last_before=$(echo "$1" | awk -v k="$FAULT_LINK" '{ print $(k + 1) }')
+	shift
 	"$@"
-	ok $? "$name: $desc"
+	ok $? "$name: $desc (route l$FAULT_LINK, $last_before packets in the 2 s before)"
 	fio_loop_stop "$OUT/nvme_ecmp-$name"
 	rp1=$(counter path_repicks) rt1=$(counter retransmits)
 	last_delta=$(fabric_delta "$tx0" "$(fabric_tx_all)")
@@ -169,32 +182,29 @@ phase() {
 }
 
 nofault() { sleep 3; }
-# faulted LINK NETEM...: the fault for FAULT_S seconds, then the route back
+# faulted NETEM...: the fault on FAULT_LINK for FAULT_S seconds, then the
+# route back
 faulted() {
-	local l=$1
-
-	shift
-	route_fault "$l" "$@" && sleep "$FAULT_S" && route_clear "$l"
+	route_fault "$FAULT_LINK" "$@" && sleep "$FAULT_S" &&
+		route_clear "$FAULT_LINK"
 }
 
 phase clean "no fault" nofault
-# the route to break: the one that carried most of the clean phase
-k=0 best=-1 i=0
-for v in $last_delta; do
-	[ "$v" -gt "$best" ] && best=$v k=$i
-	i=$((i + 1))
-done
 busy=$(fabric_busy "$last_delta" 50)
 [ "$busy" -ge 3 ]
-ok $? "clean: traffic spread over $busy of $FABRIC_LINKS routes (>= 3; busiest l$k, $best packets)"
-
-k_tx0=$(link_tx "$k")
-phase blackhole "route l$k blackholed (netem loss 100 %) for $FAULT_S s" faulted "$k" loss 100%
-[ "$last_repicks" -gt 0 ]
-ok $? "blackhole: the host re-picked the paths on l$k (path_repicks +$last_repicks)"
-phase loss20 "route l$k at 20 % loss for $FAULT_S s" faulted "$k" loss 20%
-phase slow "route l$k 20 ms slower for $FAULT_S s" faulted "$k" delay 20ms
-diag "route l$k carried $(($(link_tx "$k") - k_tx0)) packets from the blackhole on"
+ok $? "clean: traffic spread over $busy of $FABRIC_LINKS routes (>= 3)"
+# each fault goes on the route that was busiest just before it (a
+# blackhole moves paths away, so the next fault looks again), and that
+# route must have carried traffic for the fault to hit anything
+phase blackhole "blackholed (netem loss 100 %) for $FAULT_S s" faulted loss 100%
+[ "$last_before" -ge 20 ] && [ "$last_repicks" -gt 0 ]
+ok $? "blackhole: the route was in use ($last_before packets) and the host re-picked its paths (path_repicks +$last_repicks)"
+phase loss20 "20 % loss for $FAULT_S s" faulted loss 20%
+[ "$last_before" -ge 20 ]
+ok $? "loss20: the route was in use ($last_before packets in 2 s)"
+phase slow "20 ms slower for $FAULT_S s" faulted delay 20ms
+[ "$last_before" -ge 20 ]
+ok $? "slow: the route was in use ($last_before packets in 2 s)"
 
 nvme_host_disconnect
 echo finished >"$DONE"

@@ -118,8 +118,9 @@ fio_loop_stop() {
 	wait_for $((${FIO_TIMEOUT:-600} + 30)) fio_runs_at_least "$runs" $((n + 2))
 	touch "$1.stop"
 	wait "$FIO_LOOP_PID"
-	read -r FIO_LOOP_RUNS FIO_LOOP_BAD < <(awk '{ n++; if ($0 != "0 0") bad++ }
-		END { printf "%d %d\n", n, bad }' "$runs" 2>/dev/null)
+	# a here-string, not < <(...): the guests have no /dev/fd
+	read -r FIO_LOOP_RUNS FIO_LOOP_BAD <<<"$(awk '{ n++; if ($0 != "0 0") bad++ }
+		END { printf "%d %d\n", n, bad }' "$runs" 2>/dev/null)"
 }
 
 # Controller error recovery / reconnect lines in the kernel log since the
