@@ -295,14 +295,14 @@ static void mrt_rate_test_fair_share_n(struct kunit *test)
 		memset(slots, 0, sizeof(slots));
 		for (i = 0; i < n; i++)
 			mrt_rate_epoch_add(&slots[7 & 1], 7, false, 0, false);
-		hint = mrt_rate_fair_share(link, slots, 7, 0);
+		hint = mrt_rate_fair_share(link, slots, 7);
 		KUNIT_EXPECT_EQ(test, hint, usable / n);
 		KUNIT_EXPECT_LE(test, (u64)hint * n, (u64)usable);
 		/* the previous epoch counts too: the fuller one wins */
-		hint = mrt_rate_fair_share(link, slots, 8, 0);
+		hint = mrt_rate_fair_share(link, slots, 8);
 		KUNIT_EXPECT_EQ(test, hint, usable / n);
 		/* two epochs later the reports are stale: whole link */
-		KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 9, 0),
+		KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 9),
 				usable);
 
 		/* a quarter of them want only 100 Mbit/s each */
@@ -312,7 +312,7 @@ static void mrt_rate_test_fair_share_n(struct kunit *test)
 			demand[i] = i < k ? 100000 : 0;
 			mrt_rate_epoch_add(&slots[1], 9, i < k, demand[i], false);
 		}
-		hint = mrt_rate_fair_share(link, slots, 9, 0);
+		hint = mrt_rate_fair_share(link, slots, 9);
 		mrt_rate_share(link, n, demand, NULL, share);
 		KUNIT_EXPECT_GE(test, hint, usable / n);
 		/* rounding of the two divisions: +-1 */
@@ -323,64 +323,8 @@ static void mrt_rate_test_fair_share_n(struct kunit *test)
 	}
 	/* nobody reported: the whole usable link; never 0 */
 	memset(slots, 0, sizeof(slots));
-	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 3, 0), usable);
-	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(0, slots, 3, 0), 1U);
-}
-
-/*
- * Linger: 16 senders whose packets reach the receiver in turns, four per
- * epoch, all count once the four epochs are in; one that goes away stops
- * counting at once, one that falls silent after MRT_RATE_LINGER epochs.
- * The maps survive a change of epoch length.
- */
-static void mrt_rate_test_linger(struct kunit *test)
-{
-	u32 link = 4000, usable = link / 100 * MRT_RATE_HINT_UTIL_PCT;
-	static struct mrt_rate_seen seen;
-	struct mrt_rate_epoch slots[2] = {};
-	u64 e;
-	u32 i;
-
-	memset(&seen, 0, sizeof(seen));
-	KUNIT_EXPECT_EQ(test, mrt_rate_seen_count(&seen, 10), 0U);
-	for (e = 10; e < 14; e++)
-		for (i = 0; i < 4; i++) {
-			u32 id = 1 + (u32)(e - 10) * 4 + i;
-
-			mrt_rate_epoch_add(&slots[e & 1], e, false, 0, false);
-			mrt_rate_seen_add(&seen, e, id);
-		}
-	/* the epochs alone count 4 senders: 4x the share */
-	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 13, 0),
-			usable / 4);
-	KUNIT_EXPECT_EQ(test, mrt_rate_seen_count(&seen, 13), 16U);
-	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 13,
-						  mrt_rate_seen_count(&seen, 13)),
-			usable / 16);
-	/* a report repeated in the same epoch counts once */
-	mrt_rate_seen_add(&seen, 13, 16);
-	KUNIT_EXPECT_EQ(test, mrt_rate_seen_count(&seen, 13), 16U);
-	/* a late report from an epoch the maps moved past is ignored */
-	mrt_rate_seen_add(&seen, 13, 40);
-	mrt_rate_seen_add(&seen, 9, 41);
-	KUNIT_EXPECT_EQ(test, mrt_rate_seen_count(&seen, 13), 17U);
-	/* 40 goes away */
-	mrt_rate_seen_forget(&seen, 40);
-	KUNIT_EXPECT_EQ(test, mrt_rate_seen_count(&seen, 13), 16U);
-	/* epoch 10's four fall out at epoch 14, the rest one by one */
-	KUNIT_EXPECT_EQ(test, mrt_rate_seen_count(&seen, 14), 12U);
-	KUNIT_EXPECT_EQ(test, mrt_rate_seen_count(&seen, 16), 4U);
-	KUNIT_EXPECT_EQ(test, mrt_rate_seen_count(&seen, 17), 0U);
-	/* a new length: everyone still lingering moves to new_epoch - 1 */
-	mrt_rate_seen_renumber(&seen, 13, 3);
-	KUNIT_EXPECT_EQ(test, mrt_rate_seen_count(&seen, 3), 16U);
-	KUNIT_EXPECT_EQ(test, mrt_rate_seen_count(&seen, 2 + MRT_RATE_LINGER),
-			0U);
-	/* ids fold into MRT_RATE_SEEN_BITS */
-	mrt_rate_seen_renumber(&seen, 100, 1);
-	mrt_rate_seen_add(&seen, 5, 7);
-	mrt_rate_seen_add(&seen, 5, 7 + MRT_RATE_SEEN_BITS);
-	KUNIT_EXPECT_EQ(test, mrt_rate_seen_count(&seen, 5), 1U);
+	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 3), usable);
+	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(0, slots, 3), 1U);
 }
 
 /* Packet times at the hint, headers included; bursts of >= 50 us. */
@@ -441,16 +385,16 @@ static void mrt_rate_test_epoch_renumber(struct kunit *test)
 		mrt_rate_epoch_add(&slots[500 & 1], 500, false, 0, false);
 	for (i = 0; i < 3; i++)
 		mrt_rate_epoch_add(&slots[501 & 1], 501, false, 0, false);
-	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 501, 0), usable / 8);
+	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 501), usable / 8);
 	mrt_rate_epoch_renumber(slots, 501, 8);
-	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 8, 0), usable / 8);
+	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 8), usable / 8);
 	/* the new epoch's own reports take over once it is fuller */
 	for (i = 0; i < 9; i++)
 		mrt_rate_epoch_add(&slots[8 & 1], 8, false, 0, false);
-	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 8, 0), usable / 9);
+	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 8), usable / 9);
 	/* nothing valid to carry: cleared */
 	mrt_rate_epoch_renumber(slots, 100, 4);
-	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 4, 0), usable);
+	KUNIT_EXPECT_EQ(test, mrt_rate_fair_share(link, slots, 4), usable);
 
 	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 500, 1000, false, 2 * US));
 	KUNIT_EXPECT_TRUE(test, mrt_rate_rx_account(&rx, 501, 1000, false, 2 * US));
@@ -563,7 +507,6 @@ static struct kunit_case mrt_cc_test_cases[] = {
 	KUNIT_CASE(mrt_cc_test_pace_interval),
 	KUNIT_CASE(mrt_rate_test_epoch_len),
 	KUNIT_CASE(mrt_rate_test_epoch_renumber),
-	KUNIT_CASE(mrt_rate_test_linger),
 	KUNIT_CASE(mrt_rate_test_drain),
 	KUNIT_CASE(mrt_rate_test_account_ce),
 	{}

@@ -17,7 +17,6 @@
 #include "mro_net.h"
 #include "mro_verbs.h"
 #include "mro_conn.h"
-#include "mro_rate.h"
 #include "mro_trace.h"
 
 unsigned int mro_paths = 8;
@@ -641,7 +640,6 @@ static void mro_conn_stop(struct mro_conn *conn)
 {
 	mro_conn_lock(conn);
 	conn->dead = true;
-	mro_rate_forget(conn);
 	mro_conn_unlock_xmit(conn);
 	mro_timer_cancel(conn);
 	mro_resp_flush(conn);

@@ -68,8 +68,6 @@ MODULE_PARM_DESC(cc, "congestion control of new connections: aimd (default) or f
 struct mro_rate_dev {
 	const struct mro_dev *owner;	/* NULL: free */
 	struct mrt_rate_epoch slots[2];	/* by epoch & 1 */
-	struct mrt_rate_seen seen;	/* who reported lately (linger) */
-	u32 next_id;		/* rate_id of the next connection */
 	u64 epoch_ns;		/* epoch length now, 0 = the base */
 	u64 drain_epoch;	/* newest epoch drain_pct has seen start */
 	u32 drain_pct;		/* hints scaled down while CE arrives */
@@ -157,8 +155,6 @@ static struct mro_rate_dev *mro_rate_slot(const struct mro_dev *dev)
 	}
 	WRITE_ONCE(pick->owner, dev);
 	memset(pick->slots, 0, sizeof(pick->slots));
-	memset(&pick->seen, 0, sizeof(pick->seen));
-	pick->next_id = 0;
 	WRITE_ONCE(pick->epoch_ns, 0);
 	pick->drain_epoch = 0;
 	pick->drain_pct = 100;
@@ -204,12 +200,6 @@ void mro_rate_rx(struct mro_conn *conn, u32 bytes, bool ce, u64 now)
 	if (!d || d->owner != conn->dev) {
 		d = mro_rate_slot(conn->dev);
 		c->rate_ctx = d;
-		c->rate_id = 0;
-	}
-	if (!c->rate_id) {
-		c->rate_id = ++d->next_id;
-		if (!c->rate_id)	/* wrapped: 0 means none */
-			c->rate_id = ++d->next_id;
 	}
 	/* counted in another length than the slot's now: skip this report */
 	if ((d->epoch_ns ?: base_ns) != epoch_ns)
@@ -217,36 +207,19 @@ void mro_rate_rx(struct mro_conn *conn, u32 bytes, bool ce, u64 now)
 	mro_rate_drain(d, epoch, mro_rate_link_kbps(conn->dev));
 	mrt_rate_epoch_add(&d->slots[epoch & 1], epoch, limited,
 			   c->rate_rx.last_kbps, ce || c->rate_rx.last_ce);
-	mrt_rate_seen_add(&d->seen, epoch, c->rate_id);
 	hint = mrt_rate_fair_share(mro_rate_link_kbps(conn->dev), d->slots,
-				   epoch, mrt_rate_seen_count(&d->seen, epoch));
+				   epoch);
 	WRITE_ONCE(d->hint_kbps, mrt_rate_drained(hint, d->drain_pct));
 	/* a new length renumbers the epochs; the counts carry over */
 	len = mrt_rate_epoch_len(base_ns, epoch_ns, hint, c->mtu);
 	if (len != epoch_ns) {
 		mrt_rate_epoch_renumber(d->slots, epoch,
 					mrt_rate_epoch_of(now, len));
-		mrt_rate_seen_renumber(&d->seen, epoch,
-				       mrt_rate_epoch_of(now, len));
 		d->drain_epoch = mrt_rate_epoch_of(now, len);
 		WRITE_ONCE(d->epoch_ns, len);
 	}
 out:
 	spin_unlock(&mro_rate_devs_lock);
-}
-
-void mro_rate_forget(struct mro_conn *conn)
-{
-	struct mrt_conn *c = &conn->core;
-	struct mro_rate_dev *d = c->rate_ctx;
-
-	if (!d || !c->rate_id)
-		return;
-	spin_lock(&mro_rate_devs_lock);
-	if (d->owner == conn->dev)
-		mrt_rate_seen_forget(&d->seen, c->rate_id);
-	spin_unlock(&mro_rate_devs_lock);
-	c->rate_id = 0;
 }
 
 void mro_rate_stamp(struct mro_conn *conn, u64 now)

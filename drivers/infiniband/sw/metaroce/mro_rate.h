@@ -15,8 +15,6 @@ struct mro_dev;
 
 /* Data of bytes arrived on conn at now (ce: marked); conn->lock held. */
 void mro_rate_rx(struct mro_conn *conn, u32 bytes, bool ce, u64 now);
-/* conn stops receiving (ERR, destroy): out of the linger count; lock held. */
-void mro_rate_forget(struct mro_conn *conn);
 /* Set conn's hint for the ACK built now (0 with rate_hint=0); lock held. */
 void mro_rate_stamp(struct mro_conn *conn, u64 now);
 /* Sender knobs (link rate for the BDP, auto_paths) on conn; lock held. */

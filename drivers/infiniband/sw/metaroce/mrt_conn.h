@@ -93,7 +93,6 @@ struct mrt_conn {
 	bool pace_blocked;
 	struct mrt_rate_rx rate_rx;	/* receive accounting for the hint */
 	void *rate_ctx;		/* the glue's per-device share state */
-	u32 rate_id;		/* id in rate_ctx's linger maps, 0 = none */
 	/*
 	 * Path count from the bandwidth-delay product: with auto_paths the
 	 * sender grows nr_active towards mrt_rate_bdp_paths() of

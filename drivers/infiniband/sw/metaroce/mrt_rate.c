@@ -140,101 +140,24 @@ void mrt_rate_epoch_renumber(struct mrt_rate_epoch *slots, u64 epoch,
 EXPORT_SYMBOL_NS_GPL(mrt_rate_epoch_renumber, METAROCE_CORE);
 
 u32 mrt_rate_fair_share(u32 link_kbps, const struct mrt_rate_epoch *slots,
-			u64 epoch, u32 lingering)
+			u64 epoch)
 {
 	u64 usable = (u64)link_kbps * MRT_RATE_HINT_UTIL_PCT / 100;
 	const struct mrt_rate_epoch *use;
 	u64 share, fill;
-	u32 active;
 
 	use = mrt_rate_fuller(slots, epoch);
-	active = max_t(u32, use ? use->active : 0, lingering);
-	if (!active)
+	if (!use || !use->active)
 		return (u32)clamp_t(u64, usable, 1, 0xffffffffULL);
-	share = usable / active;
-	/* the silent ones count as unlimited: they did not say otherwise */
-	if (use && use->limited < active && use->limited_kbps < usable) {
-		fill = (usable - use->limited_kbps) / (active - use->limited);
+	share = usable / use->active;
+	if (use->limited < use->active && use->limited_kbps < usable) {
+		fill = (usable - use->limited_kbps) /
+		       (use->active - use->limited);
 		share = max_t(u64, share, fill);
 	}
 	return (u32)clamp_t(u64, share, 1, 0xffffffffULL);
 }
 EXPORT_SYMBOL_NS_GPL(mrt_rate_fair_share, METAROCE_CORE);
-
-/* Map of epoch (reset when it held an older one), or NULL if too old. */
-static u64 *mrt_rate_seen_map(struct mrt_rate_seen *s, u64 epoch)
-{
-	u32 k = epoch % MRT_RATE_LINGER;
-
-	if (s->epoch[k] != epoch) {
-		if (s->epoch[k] > epoch)
-			return NULL;
-		s->epoch[k] = epoch;
-		memset(s->map[k], 0, sizeof(s->map[k]));
-	}
-	return s->map[k];
-}
-
-void mrt_rate_seen_add(struct mrt_rate_seen *s, u64 epoch, u32 id)
-{
-	u64 *map = mrt_rate_seen_map(s, epoch);
-
-	id %= MRT_RATE_SEEN_BITS;
-	if (map)
-		map[id / 64] |= 1ULL << (id % 64);
-}
-EXPORT_SYMBOL_NS_GPL(mrt_rate_seen_add, METAROCE_CORE);
-
-static bool mrt_rate_seen_live(const struct mrt_rate_seen *s, u32 k, u64 epoch)
-{
-	return s->epoch[k] && s->epoch[k] <= epoch &&
-	       epoch - s->epoch[k] < MRT_RATE_LINGER;
-}
-
-u32 mrt_rate_seen_count(const struct mrt_rate_seen *s, u64 epoch)
-{
-	u32 w, k, n = 0;
-
-	for (w = 0; w < MRT_RATE_SEEN_WORDS; w++) {
-		u64 any = 0;
-
-		for (k = 0; k < MRT_RATE_LINGER; k++)
-			if (mrt_rate_seen_live(s, k, epoch))
-				any |= s->map[k][w];
-		n += hweight64(any);
-	}
-	return n;
-}
-EXPORT_SYMBOL_NS_GPL(mrt_rate_seen_count, METAROCE_CORE);
-
-void mrt_rate_seen_forget(struct mrt_rate_seen *s, u32 id)
-{
-	u32 k;
-
-	id %= MRT_RATE_SEEN_BITS;
-	for (k = 0; k < MRT_RATE_LINGER; k++)
-		s->map[k][id / 64] &= ~(1ULL << (id % 64));
-}
-EXPORT_SYMBOL_NS_GPL(mrt_rate_seen_forget, METAROCE_CORE);
-
-void mrt_rate_seen_renumber(struct mrt_rate_seen *s, u64 epoch,
-			    u64 new_epoch)
-{
-	u64 keep[MRT_RATE_SEEN_WORDS] = {};
-	u32 w, k;
-
-	for (k = 0; k < MRT_RATE_LINGER; k++)
-		if (mrt_rate_seen_live(s, k, epoch))
-			for (w = 0; w < MRT_RATE_SEEN_WORDS; w++)
-				keep[w] |= s->map[k][w];
-	memset(s, 0, sizeof(*s));
-	if (new_epoch < 2)
-		return;
-	k = (new_epoch - 1) % MRT_RATE_LINGER;
-	s->epoch[k] = new_epoch - 1;
-	memcpy(s->map[k], keep, sizeof(keep));
-}
-EXPORT_SYMBOL_NS_GPL(mrt_rate_seen_renumber, METAROCE_CORE);
 
 u16 mrt_rate_bdp_paths(u32 rate_kbps, u32 rtt_ns, u32 mtu, u16 max_paths)
 {

@@ -69,39 +69,6 @@ struct mrt_rate_epoch {
  */
 #define MRT_RATE_DRAIN_BUSY_PCT		50
 
-/*
- * Linger: a sender whose packets wait behind the others' in the
- * bottleneck queue can be silent at the receiver for several epochs,
- * and a split over the senders of one or two epochs then counts a few of
- * them and hands out a multiple of the share (at an incast's start, with
- * short epochs, the count stayed low for seconds). Each connection has a
- * small id; the device keeps which ids reported in each of the last
- * MRT_RATE_LINGER epochs, and the split divides by the size of their
- * union when that is larger than the epoch's count. Ids fold into
- * MRT_RATE_SEEN_BITS bits (more connections than that undercount).
- */
-#define MRT_RATE_LINGER			4
-#define MRT_RATE_SEEN_BITS		512
-#define MRT_RATE_SEEN_WORDS		(MRT_RATE_SEEN_BITS / 64)
-
-struct mrt_rate_seen {
-	u64 epoch[MRT_RATE_LINGER];	/* epoch of each map, 0 = empty */
-	u64 map[MRT_RATE_LINGER][MRT_RATE_SEEN_WORDS];
-};
-
-/* Connection id reported in epoch. */
-void mrt_rate_seen_add(struct mrt_rate_seen *s, u64 epoch, u32 id);
-/* Connections that reported in epoch or the MRT_RATE_LINGER - 1 before. */
-u32 mrt_rate_seen_count(const struct mrt_rate_seen *s, u64 epoch);
-/* A connection went away: it no longer counts (ids that fold together too). */
-void mrt_rate_seen_forget(struct mrt_rate_seen *s, u32 id);
-/*
- * The epoch length changed: epoch (old numbering) is new_epoch in the new
- * one. Every id still lingering moves to new_epoch - 1.
- */
-void mrt_rate_seen_renumber(struct mrt_rate_seen *s, u64 epoch,
-			    u64 new_epoch);
-
 /* One connection's receive accounting. */
 struct mrt_rate_rx {
 	u64 epoch_ns;		/* length the epoch numbers below count in */
@@ -163,12 +130,11 @@ void mrt_rate_epoch_renumber(struct mrt_rate_epoch *slots, u64 epoch,
 			     u64 new_epoch);
 /*
  * The hint for epoch from the device's two slots (either may hold another
- * epoch: only epoch and epoch - 1 count), splitting among at least
- * lingering connections (mrt_rate_seen_count(), 0 = the slots' count).
- * 0 link or no active connection gives the whole usable link (at least 1).
+ * epoch: only epoch and epoch - 1 count). 0 link or no active connection
+ * gives the whole usable link (at least 1).
  */
 u32 mrt_rate_fair_share(u32 link_kbps, const struct mrt_rate_epoch *slots,
-			u64 epoch, u32 lingering);
+			u64 epoch);
 
 /*
  * Paths for a bandwidth-delay product: MRT_PATHS_BASE for entropy while
