@@ -84,9 +84,9 @@ fabric_host_up() {
 	ip -n r1 link set lo up && ip -n r2 link set lo up || return 1
 	ip link add va type veth peer name ra netns r1 &&
 	ip link set eth0 netns r2 &&
-	ip addr add $HOST/24 dev va &&
+	ip addr add "$HOST/24" dev va &&
 	ip -n r1 addr add 198.18.20.254/24 dev ra &&
-	ip -n r2 addr add $GW_B/24 dev eth0 || return 1
+	ip -n r2 addr add "$GW_B/24" dev eth0 || return 1
 	sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 || return 1
 	for i in r1 r2; do
 		ip netns exec $i sysctl -qw net.ipv4.conf.all.rp_filter=0 \
@@ -150,7 +150,7 @@ busiest() {
 # carried most of those 2 s becomes FAULT_LINK and FAULT_CMD runs; then
 # the TAP lines of the fault, the fio runs, resets and the namespace
 phase() {
-	local name=$1 desc=$2 mark="nvme_ecmp_$1_$$" rp0 rp1 rt0 rt1 tx0 txf d
+	local name=$1 desc=$2 mark="nvme_ecmp_$1_$$" rp0 rp1 rt0 rt1 tx0 d
 
 	shift 2
 	echo "$mark" >/dev/kmsg

@@ -119,6 +119,7 @@ fio_loop_stop() {
 	touch "$1.stop"
 	wait "$FIO_LOOP_PID"
 	# a here-string, not < <(...): the guests have no /dev/fd
+	# shellcheck disable=SC2034  # results for the caller
 	read -r FIO_LOOP_RUNS FIO_LOOP_BAD <<<"$(awk '{ n++; if ($0 != "0 0") bad++ }
 		END { printf "%d %d\n", n, bad }' "$runs" 2>/dev/null)"
 }
