@@ -129,6 +129,8 @@ if grep -q '^rdma_metaroce ' /proc/modules; then
 			nvme_host_disconnect
 			wait_for 20 sh -c '! ls /sys/class/nvme/ | grep -q nvme'
 			nvme_host_connect $ADDR && return 0
+			# stdout is stderr here ($(reconnect >&2)): keep it for later
+			echo "try without a namespace: $(nvme_state)" >>"$OUT/reconnect.diag"
 			sleep 3
 		done
 		return 1
@@ -137,7 +139,9 @@ if grep -q '^rdma_metaroce ' /proc/modules; then
 	# later than the (then 30 s) wait on every try; reported as TODO there
 	todo=""
 	case $(uname -r) in *debug*) todo=" # TODO debug kernel: namespace scan after reconnect is slow" ;; esac
+	rm -f "$OUT/reconnect.diag"
 	ok "$(reconnect >&2; echo $?)" "nvme reconnects over the new mr0$todo"
+	sed 's/^/# reconnect: /' "$OUT/reconnect.diag" 2>/dev/null
 	dev=$(nvme_dev)
 	res=$(fio_verify "$OUT/after.json" "$dev" "$MB")
 	rc=${res% *} errs=${res#* }

@@ -24,7 +24,26 @@ nvme_local_mr0() {
 	ok "$(wait_for 20 mr0_active; echo $?)" "mr0/1 ACTIVE"
 }
 
-nvme_dev() { nvme list 2>/dev/null | awk '/\/dev\/nvme/ {print $1; exit}'; }
+# nvme_dev: the first NVMe namespace's block device. nvme-cli's list comes
+# first; when it prints none, the kernel's own list of block devices is
+# asked (CI saw a reconnect whose namespace never showed in nvme list
+# within 90 s, three times in a row, and could not tell whether the
+# device existed)
+nvme_dev() {
+	local d
+
+	d=$(nvme list 2>/dev/null | awk '/\/dev\/nvme/ {print $1; exit}')
+	[ -n "$d" ] || d=$(find /sys/block -maxdepth 1 -name 'nvme*n*' \
+		! -name 'nvme*c*' -printf '/dev/%f\n' 2>/dev/null | head -n 1)
+	echo "$d"
+}
+# nvme_state: one line on what the kernel and nvme-cli see (for diag)
+nvme_state() {
+	echo "block: $(find /sys/block -maxdepth 1 -name 'nvme*' -printf '%f ' 2>/dev/null)" \
+		"ctrls: $(for c in /sys/class/nvme/nvme*; do [ -e "$c" ] &&
+			printf '%s=%s ' "${c##*/}" "$(cat "$c/state" 2>/dev/null)"; done)" \
+		"nvme list: $(nvme list 2>&1 | grep -c /dev/nvme) devices"
+}
 nvme_has_dev() { [ -n "$(nvme_dev)" ]; }
 
 # nvmet_target ADDR [MB]: export a brd disk of MB MiB (default 64) on ADDR:4420
