@@ -22,6 +22,23 @@ FABRIC_LINKS=${FABRIC_LINKS:-8}
 FABRIC_A=198.18.20.1
 FABRIC_B=198.18.21.1
 
+# fabric_links: the FABRIC_LINKS veth links between netns r1 and r2 (both
+# there, forwarding on) and the multipath routes over them, both ways
+fabric_links() {
+	local i nh1=() nh2=()
+
+	for ((i = 0; i < FABRIC_LINKS; i++)); do
+		ip link add l$i netns r1 type veth peer name m$i netns r2 &&
+		ip -n r1 addr add 198.18.$((30 + i)).1/24 dev l$i &&
+		ip -n r2 addr add 198.18.$((30 + i)).2/24 dev m$i &&
+		ip -n r1 link set l$i up && ip -n r2 link set m$i up || return 1
+		nh1+=(nexthop via "198.18.$((30 + i)).2" dev "l$i")
+		nh2+=(nexthop via "198.18.$((30 + i)).1" dev "m$i")
+	done
+	ip -n r1 route add 198.18.21.0/24 "${nh1[@]}" &&
+	ip -n r2 route add 198.18.20.0/24 "${nh2[@]}"
+}
+
 # fabric_up: build the namespaces, links and routes (0 on success).
 fabric_up() {
 	local i
@@ -45,21 +62,11 @@ fabric_up() {
 		ip netns exec $i sysctl -qw net.ipv4.ip_forward=1 \
 			net.ipv4.fib_multipath_hash_policy=1 || return 1
 	done
-	local nh1=() nh2=()
-	for ((i = 0; i < FABRIC_LINKS; i++)); do
-		ip link add l$i netns r1 type veth peer name m$i netns r2 &&
-		ip -n r1 addr add 198.18.$((30 + i)).1/24 dev l$i &&
-		ip -n r2 addr add 198.18.$((30 + i)).2/24 dev m$i &&
-		ip -n r1 link set l$i up && ip -n r2 link set m$i up || return 1
-		nh1+=(nexthop via "198.18.$((30 + i)).2" dev "l$i")
-		nh2+=(nexthop via "198.18.$((30 + i)).1" dev "m$i")
-	done
+	fabric_links || return 1
 	ip -n a link set va up && ip -n r1 link set ra up &&
 	ip -n b link set vb up && ip -n r2 link set rb up || return 1
 	ip -n a route add default via 198.18.20.254 dev va &&
 	ip -n b route add default via 198.18.21.254 dev vb &&
-	ip -n r1 route add 198.18.21.0/24 "${nh1[@]}" &&
-	ip -n r2 route add 198.18.20.0/24 "${nh2[@]}" &&
 	ip netns exec a ping -c 1 -W 5 $FABRIC_B >/dev/null
 }
 

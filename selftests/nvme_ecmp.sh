@@ -74,10 +74,10 @@ fi
 
 # ---- guest 0: the host and the fabric, TAP -----------------------------------
 
-# fabric_host_up: fabric.sh's r1/r2 and their links, with init_net's va as
+# fabric_host_up: fabric.sh's r1/r2 and their links (fabric_links), with init_net's va as
 # side a and this guest's eth0 (moved into r2) towards guest 1 as side b
 fabric_host_up() {
-	local i nh1=() nh2=()
+	local i
 
 	modprobe veth && modprobe sch_netem || return 1
 	ip netns add r1 && ip netns add r2 || return 1
@@ -93,19 +93,10 @@ fabric_host_up() {
 			net.ipv4.conf.default.rp_filter=0 net.ipv4.ip_forward=1 \
 			net.ipv4.fib_multipath_hash_policy=1 || return 1
 	done
-	for ((i = 0; i < FABRIC_LINKS; i++)); do
-		ip link add l$i netns r1 type veth peer name m$i netns r2 &&
-		ip -n r1 addr add 198.18.$((30 + i)).1/24 dev l$i &&
-		ip -n r2 addr add 198.18.$((30 + i)).2/24 dev m$i &&
-		ip -n r1 link set l$i up && ip -n r2 link set m$i up || return 1
-		nh1+=(nexthop via "198.18.$((30 + i)).2" dev "l$i")
-		nh2+=(nexthop via "198.18.$((30 + i)).1" dev "m$i")
-	done
+	fabric_links || return 1
 	ip link set va up && ip -n r1 link set ra up &&
 	ip -n r2 link set eth0 up || return 1
-	ip route add 198.18.21.0/24 via 198.18.20.254 dev va &&
-	ip -n r1 route add 198.18.21.0/24 "${nh1[@]}" &&
-	ip -n r2 route add 198.18.20.0/24 "${nh2[@]}"
+	ip route add 198.18.21.0/24 via 198.18.20.254 dev va
 }
 
 # route_fault LINK NETEM_ARGS...: the fault on link LINK, both directions
