@@ -344,6 +344,193 @@ static void mrt_conn_test_fail_repick(struct kunit *test)
 	KUNIT_EXPECT_LT(test, mrt_conn_fail_path(c, 7, now), 0);
 }
 
+/*
+ * A first flight stuck behind a deep queue (an incast): no path has an
+ * RTT sample, so the 8 paths' RTOs and probes act as one path's. In
+ * 300 ms (RTO 10 ms doubling: 10, 20, 40, 80, 160 ms) the connection
+ * resends about what one path would, not eight times that.
+ */
+static void mrt_conn_test_blind_timers(struct kunit *test)
+{
+	struct mrt_conn_fixture *f = mrt_fixture(test, 8, 8, "fixed");
+	struct mrt_conn *c = &f->conn;
+	struct mrt_tx_decision d;
+	u64 now, rtos = 0, probes = 0, dl;
+	u32 i, nr, sent = 0;
+
+	for (i = 0; i < 16; i++)
+		if (mrt_conn_next_tx(c, 0, i, &d) == MRT_TX_NEW)
+			sent++;
+	KUNIT_ASSERT_EQ(test, sent, 16U);
+	for (now = 0; now < 300 * MS;) {
+		dl = mrt_conn_on_timer(c, now);
+		/* what the timers released goes out (resends, probes) */
+		while (mrt_conn_next_tx(c, now, 1000 + i, &d) != MRT_TX_NONE)
+			if (d.kind == MRT_TX_NEW)
+				i++;
+		now = dl > now ? dl : now + 1 * MS;
+	}
+	for (i = 0; i < 8; i++) {
+		rtos += f->paths[i].tx.stats.rtos;
+		probes += f->paths[i].tx.stats.probes;
+	}
+	kunit_info(test, "blind: %llu RTOs, %llu probes, %llu deferred\n",
+		   (unsigned long long)rtos, (unsigned long long)probes,
+		   (unsigned long long)c->stats.blind_deferred);
+	/* 3 RTOs and 4 probes; without the rule 32 and 40 */
+	KUNIT_EXPECT_LE(test, rtos, 5ULL);
+	KUNIT_EXPECT_LE(test, probes, rtos + 1);
+	KUNIT_EXPECT_GT(test, c->stats.blind_deferred, 0ULL);
+	/* the first sample ends it: each path's timers are its own again */
+	mrt_conn_ack(c, 0, f->paths[0].tx.next_psn, now, NULL, 0, f->acked,
+		     &nr);
+	KUNIT_EXPECT_TRUE(test, f->paths[0].tx.have_rtt);
+	dl = c->stats.blind_deferred;
+	mrt_conn_on_timer(c, now + 10000 * MS);
+	KUNIT_EXPECT_EQ(test, c->stats.blind_deferred, dl);
+	for (i = 1; i < 8; i++)
+		if (f->paths[i].tx.inflight)
+			KUNIT_EXPECT_GE(test, f->paths[i].tx.stats.rtos, 1ULL);
+}
+
+/*
+ * Slow-route rule: 8 paths, one packet per path and step, each acked
+ * after its path's RTT (ce_path's ACKs carry a CE echo). Returns when
+ * a slow re-pick is pending or after dur_ms.
+ */
+struct slow_pkt {
+	u64 due;
+	u64 sent;
+	u32 psn;
+	u16 path;
+};
+
+static u64 slow_run(struct kunit *test, struct mrt_conn_fixture *f,
+		    const u64 *rtt, int ce_path, u32 dur_ms, u64 jitter_ns)
+{
+	u64 rng = 0x2545f4914f6cdd1dULL;
+	struct slow_pkt *q = kunit_kcalloc(test, 4096, sizeof(*q), GFP_KERNEL);
+	struct mrt_conn *c = &f->conn;
+	struct mrt_tx_decision d;
+	u32 nq = 0, i, nr;
+	u64 now, h = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	for (now = 0; now < (u64)dur_ms * MS && !c->repick_slow;
+	     now += 250 * US) {
+		for (i = 0; i < nq; i++) {
+			struct mrt_ack_info ack = {};
+
+			if (q[i].due > now)
+				continue;
+			ack.path_id = q[i].path;
+			ack.cum_psn = q[i].psn + 1;
+			ack.echo_tsval = mrt_tsval(q[i].sent);
+			ack.ce_count = q[i].path == ce_path;
+			mrt_conn_on_ack(c, &ack, q[i].due, f->acked, &nr);
+			q[i--] = q[--nq];
+		}
+		for (i = 0; i < 8 && nq < 4096; i++) {
+			if (mrt_conn_next_tx(c, now, h++, &d) == MRT_TX_NONE)
+				break;
+			q[nq].sent = now;
+			q[nq].due = now + rtt[d.path_id];
+			if (jitter_ns) {
+				rng = rng * 6364136223846793005ULL +
+				      1442695040888963407ULL;
+				q[nq].due += (rng >> 33) % jitter_ns;
+				/* every 100 ms the host stalls for 30 ms */
+				if ((q[nq].due / MS) % 100 >= 70)
+					q[nq].due += 30 * MS -
+						     q[nq].due % (100 * MS) +
+						     70 * MS;
+			}
+			q[nq].psn = d.psn;
+			q[nq++].path = d.path_id;
+		}
+	}
+	return now;
+}
+
+/*
+ * A route 300x longer than the others (a 30 ms detour against 100 us)
+ * is moved away from once its route RTT has two epochs; nothing else
+ * moves.
+ * Not when its ACKs echo CE (a queue: congestion control's), and not
+ * when the excess is under the configured gap (10x, but 900 us).
+ */
+static void mrt_conn_test_slow_route(struct kunit *test)
+{
+	u64 rtt[8] = { 100 * US, 100 * US, 100 * US, 30 * MS,
+		       100 * US, 100 * US, 100 * US, 100 * US };
+	struct mrt_conn_fixture *f = mrt_fixture(test, 8, 8, "fixed");
+	struct mrt_conn *c = &f->conn;
+	u64 t;
+	bool ce;
+	u16 id;
+
+	c->slow_gap_ns = 1 * MS;
+	t = slow_run(test, f, rtt, -1, 2000, 0);
+	KUNIT_EXPECT_EQ(test, c->repick_slow, 1ULL << 3);
+	KUNIT_EXPECT_EQ(test, c->repick_pending, 1ULL << 3);
+	KUNIT_EXPECT_EQ(test, c->stats.slow_repicks, 1ULL);
+	KUNIT_EXPECT_EQ(test, c->stats.path_failures, 0ULL);
+	/*
+	 * Two epochs of 8 samples and max(50 ms, 2 srtt): the spray gives
+	 * the long route few packets (~60/s here), still within 1 s.
+	 */
+	KUNIT_EXPECT_LT(test, t, 1000 * MS);
+	KUNIT_EXPECT_GE(test, mrt_path_tx_route_rtt(&f->paths[3].tx, &ce),
+			(u32)(30 * MS));
+	KUNIT_EXPECT_EQ(test, mrt_conn_repick_reason(c, 3), MRT_REPICK_SLOW);
+	KUNIT_EXPECT_EQ(test, mrt_conn_repick_reason(c, 2), MRT_REPICK_FAILED);
+	KUNIT_ASSERT_TRUE(test, mrt_conn_take_repick(c, t, &id));
+	KUNIT_EXPECT_EQ(test, id, 3);
+	KUNIT_EXPECT_EQ(test, c->repick_slow, 0ULL);
+	/* the new route starts a route RTT of its own */
+	KUNIT_EXPECT_EQ(test, mrt_path_tx_route_rtt(&f->paths[3].tx, &ce), 0U);
+
+	f = mrt_fixture(test, 8, 8, "fixed");
+	f->conn.slow_gap_ns = 1 * MS;
+	slow_run(test, f, rtt, 3, 1000, 0);
+	KUNIT_EXPECT_EQ(test, f->conn.stats.slow_repicks, 0ULL);
+	KUNIT_EXPECT_NE(test, mrt_path_tx_route_rtt(&f->paths[3].tx, &ce), 0U);
+	KUNIT_EXPECT_TRUE(test, ce);
+
+	rtt[3] = 1 * MS;
+	f = mrt_fixture(test, 8, 8, "fixed");
+	f->conn.slow_gap_ns = 1 * MS;
+	slow_run(test, f, rtt, -1, 1000, 0);
+	KUNIT_EXPECT_EQ(test, f->conn.stats.slow_repicks, 0ULL);
+	/* the same route with a 500 us gap: moved */
+	f = mrt_fixture(test, 8, 8, "fixed");
+	f->conn.slow_gap_ns = 500 * US;
+	slow_run(test, f, rtt, -1, 1000, 0);
+	KUNIT_EXPECT_EQ(test, f->conn.stats.slow_repicks, 1ULL);
+	/* rule off (gap 0, the core's default) */
+	rtt[3] = 30 * MS;
+	f = mrt_fixture(test, 8, 8, "fixed");
+	slow_run(test, f, rtt, -1, 1000, 0);
+	KUNIT_EXPECT_EQ(test, f->conn.stats.slow_repicks, 0ULL);
+	/*
+	 * Host noise, no long route: every sample gets 0-20 ms extra and
+	 * every 100 ms all paths stall for 30 ms (a loaded TCG guest's
+	 * srtt of 10-40 ms); the route RTTs stay alike, nothing moves.
+	 */
+	rtt[3] = 100 * US;
+	f = mrt_fixture(test, 8, 8, "fixed");
+	f->conn.slow_gap_ns = 1 * MS;
+	slow_run(test, f, rtt, -1, 3000, 20 * MS);
+	KUNIT_EXPECT_EQ(test, f->conn.stats.slow_repicks, 0ULL);
+	KUNIT_EXPECT_GT(test, f->paths[3].tx.stats.acks, 100ULL);
+	/* the same noise over a 30 ms route: still found */
+	rtt[3] = 30 * MS;
+	f = mrt_fixture(test, 8, 8, "fixed");
+	f->conn.slow_gap_ns = 1 * MS;
+	slow_run(test, f, rtt, -1, 3000, 20 * MS);
+	KUNIT_EXPECT_EQ(test, f->conn.repick_slow, 1ULL << 3);
+}
+
 static void mrt_conn_test_set_active(struct kunit *test)
 {
 	struct mrt_conn_fixture *f = mrt_fixture(test, 4, 4, "fixed");
@@ -1581,6 +1768,8 @@ static struct kunit_case mrt_conn_test_cases[] = {
 	KUNIT_CASE(mrt_conn_test_retransmit_skip_dead),
 	KUNIT_CASE(mrt_conn_test_probe_skips_acked),
 	KUNIT_CASE(mrt_conn_test_fail_repick),
+	KUNIT_CASE(mrt_conn_test_blind_timers),
+	KUNIT_CASE(mrt_conn_test_slow_route),
 	KUNIT_CASE(mrt_conn_test_set_active),
 	KUNIT_CASE(mrt_conn_test_rate_cap),
 	KUNIT_CASE(mrt_conn_test_pacing),

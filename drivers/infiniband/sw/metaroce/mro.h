@@ -74,7 +74,8 @@ enum mro_counter {
 	MRO_CNT_ECN_CE_RX,		/* receiver: packets with IP ECN = CE */
 	MRO_CNT_ECN_CE_ECHOED,		/* sender: CE marks the peer echoed */
 	MRO_CNT_RATE_HINT_UPDATES,	/* peer's rate hint changed */
-	MRO_CNT_PATH_REPICKS,		/* failed path moved to a new source port */
+	MRO_CNT_PATH_REPICKS,		/* path moved to a new source port */
+	MRO_CNT_PATH_SLOW_REPICKS,	/* of those: its route was slow */
 	MRO_CNT_PLANE_FAILOVERS,	/* paths moved off a plane that left the set */
 	MRO_CNT_RETX_SKIPPED,		/* resend chosen, segment done: not sent */
 	MRO_CNT_CQ_OVERFLOWS,		/* completions lost to a full CQ */

@@ -36,6 +36,16 @@ MODULE_PARM_DESC(rto_min_us, "RTO floor in us for new connections (0: 200)");
 static unsigned int mro_tlp_min_us;
 module_param_named(tlp_min_us, mro_tlp_min_us, uint, 0644);
 MODULE_PARM_DESC(tlp_min_us, "tail-loss probe floor in us (0: 50)");
+/*
+ * Slow-route rule (Documentation/transport.rst): a path whose route RTT is
+ * above its plane's median by at least this much (and by 4 rttvar and a
+ * quarter of the median) gets a new source port. Off by default: on the
+ * emulated fabric of the selftests, per-route queues without ECN moved
+ * paths of a clean transfer (transport.rst has the figures).
+ */
+static unsigned int mro_slow_gap_us;
+module_param_named(slow_gap_us, mro_slow_gap_us, uint, 0644);
+MODULE_PARM_DESC(slow_gap_us, "slow-route rule: least route RTT excess in us (0, default: rule off)");
 
 /* Ephemeral range the path source ports are drawn from. */
 #define MRO_SPORT_BASE		49152
@@ -229,7 +239,7 @@ struct sk_buff *mro_conn_alloc_skb(struct mro_conn *conn,
 	unsigned int headroom = mro_tx_headroom(conn->dev);
 	u8 hdr[MRW_HDR_MAX];
 	struct sk_buff *skb;
-	u16 slot;
+	u16 slot, sport;
 	u8 plane;
 	int len;
 
@@ -252,15 +262,18 @@ struct sk_buff *mro_conn_alloc_skb(struct mro_conn *conn,
 	 */
 	slot = pi->path_id % conn->nr_paths;
 	plane = conn->core.path_plane[slot];
+	sport = mro_conn_sport(conn, pi->path_id);
 	if (pi->opcode == MRW_OP_ACK || pi->opcode == MRW_OP_NAK) {
 		u8 rx = conn->rx_plane[slot];
 
 		/* ... unless that plane is down here or withdrawn there */
 		if (mrt_conn_usable_planes(&conn->core) & (1U << rx))
 			plane = rx;
+		/* the route back follows the sender's choice of port too */
+		if (conn->rx_sport[slot])
+			sport = conn->rx_sport[slot];
 	}
-	skb->mark = mro_conn_sport(conn, pi->path_id) |
-		    (u32)plane << MRO_MARK_PLANE_SHIFT;
+	skb->mark = sport | (u32)plane << MRO_MARK_PLANE_SHIFT;
 	return skb;
 }
 
@@ -584,6 +597,7 @@ static int mro_conn_create(struct mro_qp *qp)
 	cfg.rx_psn = rx_psn;
 	cfg.rto_min_ns = (u64)READ_ONCE(mro_rto_min_us) * NSEC_PER_USEC;
 	cfg.tlp_min_ns = (u64)READ_ONCE(mro_tlp_min_us) * NSEC_PER_USEC;
+	cfg.slow_gap_ns = (u64)READ_ONCE(mro_slow_gap_us) * NSEC_PER_USEC;
 	ret = -EINVAL;
 	if (mrt_conn_init(&conn->core, &cfg))
 		goto err;

@@ -132,6 +132,12 @@ struct mro_conn {
 	__be32 peer_plane4[MRW_MAX_PLANES];	/* peer's address per plane */
 	__be32 peer_prev4[MRW_MAX_PLANES];	/* ... before its last PLANE_ADV */
 	u8 rx_plane[MRT_MAX_PATHS];	/* plane path i's last packet came on */
+	/*
+	 * UDP source port of path i's newest data packet, 0 = none yet. Our
+	 * ACKs for path i leave from it, so when the sender re-picks the
+	 * path's port the ACKs' route through the fabric changes with it.
+	 */
+	u16 rx_sport[MRT_MAX_PATHS];
 
 	struct mrt_conn core;
 	struct mrt_path *paths;

@@ -460,6 +460,7 @@ static void mro_req_repick(struct mro_conn *conn, u64 now)
 	u32 qpn = conn->qp->ibqp.qp_num;
 	const struct mrt_path_tx *tx;
 	u16 pid, old_sport;
+	enum mrt_repick_reason why;
 	u32 losses;
 	u8 state;
 
@@ -477,16 +478,19 @@ static void mro_req_repick(struct mro_conn *conn, u64 now)
 		state = tx->state;
 		losses = (u32)tx->stats.losses;
 		old_sport = mro_conn_sport(conn, pid);
+		why = mrt_conn_repick_reason(&conn->core, pid);
 		if (!mrt_conn_take_repick(&conn->core, now, &pid))
 			break;
 		mro_conn_new_sport(conn, pid);
 		tx = &conn->paths[pid].tx;
 		losses = (u32)tx->stats.losses - losses;
 		mro_counter_inc(conn->dev, MRO_CNT_PATH_REPICKS);
+		if (why == MRT_REPICK_SLOW)
+			mro_counter_inc(conn->dev, MRO_CNT_PATH_SLOW_REPICKS);
 		if (losses)
 			mro_counter_add(conn->dev, MRO_CNT_LOST_PACKETS, losses);
 		trace_mro_repick(&conn->dev->ibdev, qpn, pid, old_sport,
-				 mro_conn_sport(conn, pid), losses);
+				 mro_conn_sport(conn, pid), losses, why);
 		if (tx->state != state)
 			trace_mro_path_state(&conn->dev->ibdev, qpn, pid,
 					     mro_conn_sport(conn, pid), state,

@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/udp.h>
 #include <net/inet_ecn.h>
 
 #include "mro.h"
@@ -631,8 +632,12 @@ static enum mrt_drop_reason mro_dp_conn_rcv(struct mro_conn *conn,
 		why = MRT_DROP_BAD_PLANE;	/* not from the peer's planes */
 		goto unlock;
 	}
-	if (mrt_wire_op_sequenced(pi->opcode) && rx_plane < MRW_MAX_PLANES)
-		conn->rx_plane[pi->path_id] = rx_plane;	/* our ACKs go there */
+	if (mrt_wire_op_sequenced(pi->opcode)) {
+		/* our ACKs go back on that plane, from that source port */
+		if (rx_plane < MRW_MAX_PLANES)
+			conn->rx_plane[pi->path_id] = rx_plane;
+		conn->rx_sport[pi->path_id] = ntohs(udp_hdr(skb)->source);
+	}
 	conn->stats.rx_pkts++;
 	conn->stats.rx_last_ns = now;
 	switch (pi->opcode) {

@@ -54,6 +54,7 @@ const char * const mro_counter_names[] = {
 	[MRO_CNT_ECN_CE_ECHOED] = "ecn_ce_echoed",
 	[MRO_CNT_RATE_HINT_UPDATES] = "rate_hint_updates",
 	[MRO_CNT_PATH_REPICKS] = "path_repicks",
+	[MRO_CNT_PATH_SLOW_REPICKS] = "path_slow_repicks",
 	[MRO_CNT_PLANE_FAILOVERS] = "plane_failovers",
 	[MRO_CNT_RETX_SKIPPED] = "retransmits_skipped",
 	[MRO_CNT_CQ_OVERFLOWS] = "cq_overflows",

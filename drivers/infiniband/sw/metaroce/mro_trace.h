@@ -30,6 +30,10 @@
 			 { MRO_RETX_RTO, "rto" }, { MRO_RETX_TLP, "tlp" }, \
 			 { MRO_RETX_REPICK, "repick" })
 
+/* enum mrt_repick_reason */
+#define mro_show_repick_reason(r)					\
+	__print_symbolic(r, { 0, "failed" }, { 1, "slow" })
+
 TRACE_EVENT(mro_path_state,
 	    TP_PROTO(struct ib_device *ibdev, u32 qpn, u16 path, u16 sport,
 		     u8 old_state, u8 new_state),
@@ -133,23 +137,26 @@ TRACE_EVENT(mro_rate_hint,
 
 TRACE_EVENT(mro_repick,
 	    TP_PROTO(struct ib_device *ibdev, u32 qpn, u16 path, u16 old_sport,
-		     u16 new_sport, u32 lost),
-	    TP_ARGS(ibdev, qpn, path, old_sport, new_sport, lost),
+		     u16 new_sport, u32 lost, u8 reason),
+	    TP_ARGS(ibdev, qpn, path, old_sport, new_sport, lost, reason),
 	    TP_STRUCT__entry(__string(dev, dev_name(&ibdev->dev))
 			     __field(u32, qpn)
 			     __field(u32, lost)
 			     __field(u16, path)
 			     __field(u16, old_sport)
-			     __field(u16, new_sport)),
+			     __field(u16, new_sport)
+			     __field(u8, reason)),
 	    TP_fast_assign(__assign_str(dev, dev_name(&ibdev->dev));
 			   __entry->qpn = qpn;
 			   __entry->lost = lost;
 			   __entry->path = path;
 			   __entry->old_sport = old_sport;
-			   __entry->new_sport = new_sport;),
-	    TP_printk("dev=%s qpn=%u path=%u old_sport=%u new_sport=%u lost=%u",
+			   __entry->new_sport = new_sport;
+			   __entry->reason = reason;),
+	    TP_printk("dev=%s qpn=%u path=%u old_sport=%u new_sport=%u lost=%u reason=%s",
 		      __get_str(dev), __entry->qpn, __entry->path,
-		      __entry->old_sport, __entry->new_sport, __entry->lost)
+		      __entry->old_sport, __entry->new_sport, __entry->lost,
+		      mro_show_repick_reason(__entry->reason))
 );
 TRACE_EVENT(mro_plane_move,
 	    TP_PROTO(struct ib_device *ibdev, u32 qpn, u16 path, u8 old_plane,

@@ -43,6 +43,7 @@ int mrt_conn_init(struct mrt_conn *c, const struct mrt_conn_cfg *cfg)
 	c->retxq_cap = cfg->retxq_cap;
 	c->planes_local = 1;
 	c->planes_peer = 1;
+	c->slow_gap_ns = cfg->slow_gap_ns;
 	for (i = 0; i < c->max_paths; i++) {
 		struct mrt_path *p = &c->paths[i];
 
@@ -195,6 +196,7 @@ int mrt_conn_set_active(struct mrt_conn *c, u16 nr_active, u64 now_ns)
 			mrt_conn_queue_lost(c, i, n);
 			p->tx.state = MRT_PATH_PARKED;
 			c->repick_pending &= ~(1ULL << i);
+			c->repick_slow &= ~(1ULL << i);
 		} else if (i < nr_active && p->tx.state == MRT_PATH_PARKED) {
 			p->tx.state = MRT_PATH_HEALTHY;
 			c->cc->init(&p->cc);
@@ -595,6 +597,65 @@ static bool mrt_conn_may_fail(const struct mrt_conn *c, u16 i)
 	return !usable;
 }
 
+static void mrt_sorted_insert(u32 *v, u16 *n, u32 x)
+{
+	u16 k;
+
+	for (k = (*n)++; k && v[k - 1] > x; k--)
+		v[k] = v[k - 1];
+	v[k] = x;
+}
+
+/*
+ * The slow-route rule: path i's route delivers, late. Its route RTT (the
+ * mean sample of two epochs on this route) is compared with the other
+ * paths of its plane, which join the same two hosts through other routes:
+ * queues at either host and host noise lift all of them alike, so only
+ * an excess well beyond their spread (rttvar) and beyond the gap means a
+ * longer route. A CE-tainted route RTT is a queue, congestion control's;
+ * a slow verdict is a long route: move away.
+ */
+static void mrt_conn_check_slow(struct mrt_conn *c, u16 i, u64 now_ns)
+{
+	u32 rtts[MRT_MAX_PATHS], vars[MRT_MAX_PATHS], r, m, need;
+	u16 j, n = 0, nv = 0;
+	bool ce;
+
+	if (i >= c->nr_active || c->paths[i].tx.state != MRT_PATH_HEALTHY ||
+	    (c->repick_pending & (1ULL << i)))
+		return;
+	if (c->slow_last_ns && now_ns - c->slow_last_ns < MRT_ROUTE_EPOCH_NS)
+		return;
+	r = mrt_path_tx_route_rtt(&c->paths[i].tx, &ce);
+	if (!r || ce)
+		return;
+	for (j = 0; j < c->nr_active; j++) {
+		const struct mrt_path_tx *tx = &c->paths[j].tx;
+		u32 o;
+
+		if (j == i || c->path_plane[j] != c->path_plane[i] ||
+		    !mrt_path_usable(&c->paths[j]))
+			continue;
+		o = mrt_path_tx_route_rtt(tx, &ce);
+		if (!o)
+			continue;
+		mrt_sorted_insert(rtts, &n, o);
+		mrt_sorted_insert(vars, &nv, tx->rttvar_ns);
+	}
+	if (n < MRT_SLOW_MIN_PEERS)
+		return;
+	m = rtts[(n - 1) / 2];
+	need = max_t(u32, (u32)min_t(u64, c->slow_gap_ns, MRT_U32_MAX),
+		     MRT_SLOW_VAR_MULT * vars[(nv - 1) / 2]);
+	need = max_t(u32, need, m / MRT_SLOW_REL_DIV);
+	if (r <= m || r - m < need)
+		return;
+	c->repick_pending |= 1ULL << i;
+	c->repick_slow |= 1ULL << i;
+	c->slow_last_ns = now_ns;
+	c->stats.slow_repicks++;
+}
+
 int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 		    u64 now_ns, u64 *acked, u32 *nr_acked)
 {
@@ -629,6 +690,8 @@ int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 
 	if (p->tx.state == MRT_PATH_PARKED)
 		return 0;
+	if (res.route_closed && c->slow_gap_ns)
+		mrt_conn_check_slow(c, ack->path_id, now_ns);
 	mrt_conn_cc_event(c, p, now_ns, &ev);
 	ev.acked = res.newly_acked;
 	ev.lost = res.newly_lost;
@@ -647,6 +710,7 @@ static void mrt_conn_mark_failed(struct mrt_conn *c, u16 i)
 {
 	c->paths[i].tx.state = MRT_PATH_FAILED;
 	c->repick_pending |= 1ULL << i;
+	c->repick_slow &= ~(1ULL << i);
 	c->stats.path_failures++;
 }
 
@@ -734,6 +798,7 @@ u16 mrt_conn_spread(struct mrt_conn *c, u64 now_ns)
 		c->path_plane[i] = want;
 		/* an RTO failure on the old plane says nothing of the new one */
 		c->path_failed_mask &= ~(1ULL << i);
+		mrt_path_tx_route_reset(&c->paths[i].tx, now_ns);
 		if (usable & (1U << old) || i >= c->nr_active)
 			continue;	/* a live plane, or no traffic: just move */
 		/* its plane is gone: what it had in flight goes elsewhere */
@@ -802,19 +867,57 @@ static void mrt_conn_check_planes(struct mrt_conn *c, u64 now_ns, u64 failed)
 		mrt_conn_spread(c, now_ns);
 }
 
+static bool mrt_conn_sampled(const struct mrt_conn *c)
+{
+	u16 i;
+
+	for (i = 0; i < c->nr_active; i++)
+		if (c->paths[i].tx.have_rtt)
+			return true;
+	return false;
+}
+
+/*
+ * Before any path has an RTT sample the paths know nothing one of them
+ * does not: a first flight waiting in a deep queue (an incast) looks the
+ * same on all of them. Their RTOs and probes then act as one path's:
+ * one may fire per RTO period, the others back off with it, so N paths
+ * do not resend N times what a single-path flow would.
+ */
+static bool mrt_conn_blind_hold(struct mrt_conn *c, struct mrt_path_tx *tx,
+				u64 now_ns)
+{
+	u64 rto_at = mrt_path_tx_rto_deadline(tx);
+	u64 tlp_at = mrt_path_tx_tlp_deadline(tx);
+
+	if (!c->blind_fire_ns || !rto_at)
+		return false;
+	if (now_ns < rto_at && (!tlp_at || now_ns < tlp_at))
+		return false;
+	return now_ns - c->blind_fire_ns < rto_at - tx->rto_since_ns;
+}
+
 u64 mrt_conn_on_timer(struct mrt_conn *c, u64 now_ns)
 {
+	bool blind = !mrt_conn_sampled(c);
 	u64 failed = 0;
 	u16 i;
 
 	for (i = 0; i < c->max_paths; i++) {
 		struct mrt_path *p = &c->paths[i];
-		bool rto;
+		bool rto, probe;
 		u32 n;
 
+		if (blind && mrt_conn_blind_hold(c, &p->tx, now_ns)) {
+			mrt_path_tx_defer_timers(&p->tx, now_ns);
+			c->stats.blind_deferred++;
+		}
+		probe = p->tx.probe_pending;
 		n = mrt_path_tx_on_timer_ex(&p->tx, now_ns, c->scratch, &rto,
 					    mrt_conn_may_fail(c, i));
 		mrt_conn_queue_lost(c, i, n);
+		if (blind && (rto || (p->tx.probe_pending && !probe)))
+			c->blind_fire_ns = now_ns;
 		if (!rto || p->tx.state == MRT_PATH_PARKED)
 			continue;
 		{
@@ -849,6 +952,7 @@ bool mrt_conn_take_repick(struct mrt_conn *c, u64 now_ns, u16 *path_id)
 		if (c->repick_pending & (1ULL << i))
 			break;
 	c->repick_pending &= ~(1ULL << i);
+	c->repick_slow &= ~(1ULL << i);
 	p = &c->paths[i];
 	n = mrt_path_tx_repick(&p->tx, now_ns, c->scratch);
 	mrt_conn_queue_lost(c, i, n);
@@ -860,6 +964,15 @@ bool mrt_conn_take_repick(struct mrt_conn *c, u64 now_ns, u16 *path_id)
 	return true;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_conn_take_repick, METAROCE_CORE);
+
+enum mrt_repick_reason mrt_conn_repick_reason(const struct mrt_conn *c,
+					      u16 path_id)
+{
+	if (path_id < MRT_MAX_PATHS && (c->repick_slow & (1ULL << path_id)))
+		return MRT_REPICK_SLOW;
+	return MRT_REPICK_FAILED;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_conn_repick_reason, METAROCE_CORE);
 
 int mrt_conn_fail_path(struct mrt_conn *c, u16 path_id, u64 now_ns)
 {

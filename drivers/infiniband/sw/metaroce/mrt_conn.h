@@ -25,6 +25,22 @@
 #define MRT_RTO_SEED_FACTOR	4
 /* RTOs in a row that fail a path when no other path makes progress */
 #define MRT_PATH_FAIL_RTOS_SILENT	(MRT_PATH_FAIL_RTOS + 2)
+/*
+ * Slow-route rule (mrt_conn_check_slow()): a path whose route RTT exceeds
+ * the median route RTT m of at least MRT_SLOW_MIN_PEERS other paths on its
+ * plane by at least max(the configured gap, MRT_SLOW_VAR_MULT x their
+ * median rttvar) and by at least m / MRT_SLOW_REL_DIV gets a new source
+ * port; at most one such move per MRT_ROUTE_EPOCH_NS.
+ */
+#define MRT_SLOW_VAR_MULT	4
+#define MRT_SLOW_REL_DIV	4
+#define MRT_SLOW_MIN_PEERS	3
+
+/* Why a path wants a new source port (mrt_conn_repick_reason()). */
+enum mrt_repick_reason {
+	MRT_REPICK_FAILED,	/* RTOs without progress, or its plane left */
+	MRT_REPICK_SLOW,	/* its route is slow (slow-route rule) */
+};
 
 /* Retransmit queue room that can never overflow (see transport.rst). */
 #define MRT_CONN_RETXQ_LEN(max_paths) \
@@ -58,6 +74,8 @@ struct mrt_conn_stats {
 	u64 paths_shrunk;	/* nr_active lowered after an idle spell */
 	u64 plane_failovers;	/* paths moved off a plane that left the set */
 	u64 plane_failures;	/* planes held after all their paths failed */
+	u64 slow_repicks;	/* paths moved off a route for its RTT */
+	u64 blind_deferred;	/* RTOs/probes held back before any sample */
 };
 
 struct mrt_conn_cfg {
@@ -72,6 +90,8 @@ struct mrt_conn_cfg {
 	const u32 *rx_psn;	/* peer's initial PSN per path, NULL: adopt */
 	u64 rto_min_ns;		/* RTO floor, 0: MRT_RTO_MIN_NS */
 	u64 tlp_min_ns;		/* probe floor, 0: MRT_TLP_MIN_NS */
+	/* slow-route rule: least route RTT excess over the median, 0 = off */
+	u64 slow_gap_ns;
 };
 
 struct mrt_conn {
@@ -108,6 +128,10 @@ struct mrt_conn {
 	u32 retxq_head;
 	u32 retxq_len;
 	u64 repick_pending;	/* bit i: path i failed, wants a new port */
+	u64 repick_slow;	/* bit i: ... because its route is slow */
+	u64 slow_gap_ns;	/* slow-route rule, 0 = off */
+	u64 slow_last_ns;	/* the last slow-route move */
+	u64 blind_fire_ns;	/* last RTO or probe before any RTT sample */
 	/*
 	 * Planes (Documentation/multiplane.rst). Bit k of planes_local:
 	 * local plane k is up; of planes_peer: the peer advertised plane k
@@ -207,6 +231,9 @@ u64 mrt_conn_next_deadline(const struct mrt_conn *c);
  * next generation); the caller must use a new source port for it.
  */
 bool mrt_conn_take_repick(struct mrt_conn *c, u64 now_ns, u16 *path_id);
+/* Why path_id is in repick_pending (before mrt_conn_take_repick()). */
+enum mrt_repick_reason mrt_conn_repick_reason(const struct mrt_conn *c,
+					      u16 path_id);
 /* Force a path to fail (e.g. its plane went down). */
 int mrt_conn_fail_path(struct mrt_conn *c, u16 path_id, u64 now_ns);
 

@@ -220,6 +220,7 @@ void mrt_path_tx_init(struct mrt_path_tx *tx, u32 first_psn)
 	tx->reo_wnd_mult = 1;
 	mrt_path_tx_set_floors(tx, 0, 0);
 	mrt_tx_reset_rtt(tx);
+	mrt_path_tx_route_reset(tx, 0);
 }
 EXPORT_SYMBOL_NS_GPL(mrt_path_tx_init, METAROCE_CORE);
 
@@ -362,6 +363,55 @@ static void mrt_tx_rtt_sample(struct mrt_path_tx *tx, u32 rtt)
 		tx->min_rtt_ns = rtt;
 	mrt_tx_update_rto(tx);
 }
+
+void mrt_path_tx_route_reset(struct mrt_path_tx *tx, u64 now_ns)
+{
+	memset(&tx->route, 0, sizeof(tx->route));
+	tx->route.start_ns = now_ns;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_route_reset, METAROCE_CORE);
+
+/* One ACK's RTT sample (0: none) and CE echo; true when an epoch closed. */
+static bool mrt_tx_route_sample(struct mrt_path_tx *tx, u32 rtt, bool ce,
+				u64 now_ns)
+{
+	struct mrt_route_rtt *r = &tx->route;
+	u64 len = max_t(u64, MRT_ROUTE_EPOCH_NS, 2ULL * tx->srtt_ns);
+
+	r->cur_ce |= ce;
+	if (!rtt)
+		return false;
+	if (!r->samples)	/* an epoch runs from its first sample */
+		r->start_ns = now_ns;
+	r->cur_sum_ns += rtt;
+	r->samples++;
+	/* a sum of u32 samples cannot overflow before 2^32 of them */
+	if ((r->samples < MRT_ROUTE_EPOCH_SAMPLES ||
+	     now_ns - r->start_ns < len) && r->samples < MRT_U16_MAX)
+		return false;
+	r->closed_sum_ns[1] = r->closed_sum_ns[0];
+	r->closed_samples[1] = r->closed_samples[0];
+	r->closed_ce[1] = r->closed_ce[0];
+	r->closed_sum_ns[0] = r->cur_sum_ns;
+	r->closed_samples[0] = r->samples;
+	r->closed_ce[0] = r->cur_ce;
+	r->cur_sum_ns = 0;
+	r->samples = 0;
+	r->cur_ce = false;
+	return true;
+}
+
+u32 mrt_path_tx_route_rtt(const struct mrt_path_tx *tx, bool *ce)
+{
+	const struct mrt_route_rtt *r = &tx->route;
+
+	*ce = r->closed_ce[0] || r->closed_ce[1];
+	if (!r->closed_samples[1])
+		return 0;
+	return (u32)((r->closed_sum_ns[0] + r->closed_sum_ns[1]) /
+		     (r->closed_samples[0] + r->closed_samples[1]));
+}
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_route_rtt, METAROCE_CORE);
 
 static bool mrt_ack_covers(const struct mrt_ack_info *ack, u32 psn)
 {
@@ -549,6 +599,8 @@ int mrt_path_tx_on_ack(struct mrt_path_tx *tx, const struct mrt_ack_info *ack,
 			res->rtt_ns = rtt;
 		}
 	}
+	res->route_closed = mrt_tx_route_sample(tx, res->rtt_ns,
+						ack->ce_count, now_ns);
 	mrt_tx_update_rto(tx);
 	return 0;
 }
@@ -577,6 +629,15 @@ u64 mrt_path_tx_tlp_deadline(const struct mrt_path_tx *tx)
 	return at;
 }
 EXPORT_SYMBOL_NS_GPL(mrt_path_tx_tlp_deadline, METAROCE_CORE);
+
+void mrt_path_tx_defer_timers(struct mrt_path_tx *tx, u64 now_ns)
+{
+	tx->rto_since_ns = now_ns;
+	if (mrt_tx_rto(tx) < mrt_tx_rto_ceiling(tx))
+		tx->backoff++;
+	tx->tlp_armed = false;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_defer_timers, METAROCE_CORE);
 
 u64 mrt_path_tx_reo_deadline(const struct mrt_path_tx *tx)
 {
@@ -724,6 +785,7 @@ u32 mrt_path_tx_repick(struct mrt_path_tx *tx, u64 now_ns, u64 *lost)
 	tx->tlp_armed = true;
 	tx->last_progress_ns = now_ns;
 	tx->rto_since_ns = now_ns;
+	mrt_path_tx_route_reset(tx, now_ns);
 	/*
 	 * The RTT estimate is kept: the new route joins the same two hosts
 	 * and an unknown RTT would mean a 10 ms RTO on a 10 us fabric.

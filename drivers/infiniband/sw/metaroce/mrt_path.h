@@ -43,6 +43,13 @@
 #define MRT_PATH_FAIL_RTOS		3
 #define MRT_RTT_INIT_NS			(100 * 1000ULL)
 #define MRT_NO_HANDLE			(~0ULL)
+/*
+ * RTT of a path's current route (struct mrt_route_rtt): an epoch closes
+ * after at least this many samples spanning at least the longer of
+ * MRT_ROUTE_EPOCH_NS and two srtt.
+ */
+#define MRT_ROUTE_EPOCH_SAMPLES		8
+#define MRT_ROUTE_EPOCH_NS		(50 * 1000 * 1000ULL)
 
 /* The SACK must cover every PSN a path can have in flight. */
 #if MRT_PATH_MAX_INFLIGHT > MRT_SACK_BITS
@@ -168,6 +175,24 @@ struct mrt_path_stats {
 	u64 reo_timeouts;	/* holes declared lost by the reorder timer */
 };
 
+/*
+ * RTT of the path's current route: the mean sample over its last two
+ * closed epochs. Unlike srtt it starts over when the path gets a new
+ * source port (srtt carries the old route's estimate over), and two
+ * epochs keep one noisy spell from deciding. A CE echo in an epoch taints
+ * it: the RTT then includes a queue, which congestion control answers,
+ * not a move.
+ */
+struct mrt_route_rtt {
+	u64 start_ns;		/* the current epoch's first sample */
+	u64 cur_sum_ns;		/* sum of its samples */
+	u64 closed_sum_ns[2];	/* [0] the newest closed epoch's */
+	u16 samples;		/* in the current epoch */
+	u16 closed_samples[2];	/* 0 = none */
+	bool cur_ce;		/* a CE echo in the current epoch */
+	bool closed_ce[2];
+};
+
 struct mrt_path_tx {
 	u32 next_psn;		/* PSN of the next packet */
 	u32 una;		/* oldest PSN still held in the ring */
@@ -207,6 +232,7 @@ struct mrt_path_tx {
 	u64 rto_floor_ns;	/* floor in force: raised by spurious RTOs */
 	u64 tlp_min_ns;		/* configured probe floor */
 	u64 rto_since_ns;	/* RTO runs from here: progress or last RTO */
+	struct mrt_route_rtt route;
 };
 
 /* What one ACK did to a path. */
@@ -216,6 +242,7 @@ struct mrt_path_ack_result {
 	u32 spurious;
 	u32 rtt_ns;		/* sample taken, 0 = none */
 	bool progress;
+	bool route_closed;	/* a route RTT epoch closed */
 };
 
 void mrt_path_tx_init(struct mrt_path_tx *tx, u32 first_psn);
@@ -289,5 +316,18 @@ u64 mrt_path_tx_newest_live(const struct mrt_path_tx *tx,
 u32 mrt_path_tx_repick(struct mrt_path_tx *tx, u64 now_ns, u64 *lost);
 /* Smoothed RTT for decisions: srtt, or the initial guess without samples. */
 u32 mrt_path_tx_srtt(const struct mrt_path_tx *tx);
+/*
+ * RTT of the current route: the mean sample of the last two closed epochs,
+ * 0 while fewer than two closed since the last re-pick. *ce: one of them
+ * had a CE echo.
+ */
+u32 mrt_path_tx_route_rtt(const struct mrt_path_tx *tx, bool *ce);
+/*
+ * Treat a due RTO or probe as if it had fired, without sending anything:
+ * the RTO restarts from now, backed off, and the probe is disarmed.
+ */
+void mrt_path_tx_defer_timers(struct mrt_path_tx *tx, u64 now_ns);
+/* Start the route RTT over (the path's route changed). */
+void mrt_path_tx_route_reset(struct mrt_path_tx *tx, u64 now_ns);
 
 #endif /* MRT_PATH_H */
