@@ -35,7 +35,8 @@
 #            sender moves IC_MB / N MiB (x 3/8) with its own renamed copy
 #            of mro_xfer.ko. Samples of rt's per-sender rx and vr's tx
 #            bytes every ~0.2 s, the bottleneck qdisc's counters before
-#            and after, and each sender's completion time.
+#            and after, and each sender's completion time. IC_HOLD=1
+#            (default): the senders connect, then start together.
 # Samples are [ms since t0, ...]; ["down"|"up", issued ms, done ms] mark
 # the plane's ip link commands.
 # Every point is one BENCH line (bench-guest.sh's point()) whose extra
@@ -62,7 +63,7 @@ PL_KBIT=${PL_KBIT:-500} PL_MB=${PL_MB:-2} PL_DEPTH=${PL_DEPTH:-8}
 PL_QDISC=${PL_QDISC:-tbf} PL_LAT=${PL_LAT:-50} PL_PPP=${PL_PPP:-2}
 PF_MB=${PF_MB:-24} PF_BEFORE=${PF_BEFORE:-4} PF_DURING=${PF_DURING:-4} PF_AFTER=${PF_AFTER:-4}
 PF_TELEMETRY=${PF_TELEMETRY:-1}
-IC_MBIT=${IC_MBIT:-4} IC_MB=${IC_MB:-8} IC_HINTS=${IC_HINTS:-1/0} IC_DEPTH=${IC_DEPTH:-2} IC_TMO=${IC_TMO:-240}
+IC_MBIT=${IC_MBIT:-4} IC_MB=${IC_MB:-8} IC_HINTS=${IC_HINTS:-1/0} IC_HOLD=${IC_HOLD:-1} IC_DEPTH=${IC_DEPTH:-2} IC_TMO=${IC_TMO:-240}
 PL_PATHS=${PL_PATHS:-}
 
 declare -A NDRX NDTX
@@ -441,6 +442,29 @@ ic_hints() {	# rate_hint_updates summed over mrs1..mrsN (no fork per sender)
 	echo $s
 }
 
+# With IC_HOLD=1 each copy of mro_xfer connects and holds until all N are
+# connected, then all start together: an incast, not N joins spread over
+# the seconds N insmods take under TCG (IC_HOLD=0).
+ic_release() {	# ic_release N
+	local i n=$1 ready v m end=$((${EPOCHREALTIME%.*} + 60))
+	while ((${EPOCHREALTIME%.*} < end)); do
+		ready=0
+		for ((i = 1; i <= n; i++)); do
+			printf -v m 'mro_x%03d' "$i"
+			v=""
+			[ -e "$IC_W/rc.$i" ] ||
+				read -r v <"/sys/module/$m/parameters/ready" 2>/dev/null || v=""
+			{ [ -e "$IC_W/rc.$i" ] || [ "$v" = Y ]; } && ready=$((ready + 1))
+		done
+		[ "$ready" -ge "$n" ] && break
+		nap 0.1
+	done
+	for ((i = 1; i <= n; i++)); do
+		printf -v m 'mro_x%03d' "$i"
+		echo 0 >"/sys/module/$m/parameters/hold" 2>/dev/null
+	done
+}
+
 bench_incast() {	# bench_incast XS (sender counts)
 	local xs=${1//:/ } n hint rep i mb t0 now done_n rows row q0 q1 hu0 hu1 fails ct
 	local rcs r t st bytes
@@ -459,12 +483,16 @@ bench_incast() {	# bench_incast XS (sender counts)
 				for ((i = 1; i <= n; i++)); do
 					( timeout "$IC_TMO" insmod "$IC_W/x$i.ko" dev_a="mrs$i" dev_b=mrr \
 						total_mb="$mb" depth="$IC_DEPTH" min_size=65536 \
-						max_size=65536 tests=1 timeout_s=60
+						max_size=65536 tests=1 timeout_s=60 hold="$IC_HOLD"
 					  r=$?
 					  echo "${EPOCHREALTIME/./}" >"$IC_W/t.$i"
 					  echo $r >"$IC_W/rc.$i" ) &
 					pids+=($!)
 				done
+				if [ "$IC_HOLD" = 1 ]; then
+					ic_release "$n"
+					t0=${EPOCHREALTIME/./}
+				fi
 				rows=""
 				while :; do
 					done_n=0
@@ -502,7 +530,7 @@ bench_incast() {	# bench_incast XS (sender counts)
 				bytes=$(dmesg | sed -n 's/.*mro_xfer: total \([0-9]*\) bytes in.*/\1/p' |
 					awk '{ s += $1 } END { print s + 0 }')
 				point incast "$n" "$rep" "$bytes" 0 "$([ $fails = 0 ] && echo true || echo false)" \
-					"\"hint\":\"$([ $hint = 1 ] && echo on || echo off)\",\"link_mbit\":$IC_MBIT,\"mb_per_sender\":$mb,\"failed_senders\":$fails,\"rc\":[$rcs],\"retry_exc_lines\":$st,\"completion_ms\":[$ct],\"qdisc_sent\":$((a1[0] - a0[0])),\"qdisc_dropped\":$((a1[1] - a0[1])),\"qdisc_marked\":$((a1[2] - a0[2])),\"red_early\":$((a1[3] - a0[3])),\"red_pdrop\":$((a1[4] - a0[4])),\"rate_hint_updates\":$((hu1 - hu0)),\"samples\":[$rows]"
+					"\"hint\":\"$([ $hint = 1 ] && echo on || echo off)\",\"link_mbit\":$IC_MBIT,\"start\":\"$([ "$IC_HOLD" = 1 ] && echo together || echo staggered)\",\"mb_per_sender\":$mb,\"failed_senders\":$fails,\"rc\":[$rcs],\"retry_exc_lines\":$st,\"completion_ms\":[$ct],\"qdisc_sent\":$((a1[0] - a0[0])),\"qdisc_dropped\":$((a1[1] - a0[1])),\"qdisc_marked\":$((a1[2] - a0[2])),\"red_early\":$((a1[3] - a0[3])),\"red_pdrop\":$((a1[4] - a0[4])),\"rate_hint_updates\":$((hu1 - hu0)),\"samples\":[$rows]"
 				# a failed sender: keep the whole kernel log of the round
 				# (the driver's connection dump is in it) and show the
 				# failure lines, not the tail of the senders that passed

@@ -319,6 +319,10 @@ def planefail_telemetry(p):
             "png": os.path.splitext(t["csv"])[0] + ".png", "marks": marks}
 
 
+# incast: drops counted after this much of a round are the settled ones
+SETTLE_MS = 1000
+
+
 def incast_rep(p):
     """The figures of one incast round from its samples and counters.
 
@@ -333,7 +337,7 @@ def incast_rep(p):
            "sender_mbit": [], "drop_rate": None, "ce_rate": None,
            "completion_p50_ms": None, "completion_p99_ms": None,
            "completion_max_ms": None, "ideal_ms": None, "p99_over_ideal": None,
-           "first_fair_bin_s": None, "bins_jain": []}
+           "first_fair_bin_s": None, "bins_jain": [], "drop_rate_settled": None}
     sent, dropped = p.get("qdisc_sent", 0), p.get("qdisc_dropped", 0)
     if sent + dropped:
         out["drop_rate"] = dropped / (sent + dropped)
@@ -348,6 +352,19 @@ def incast_rep(p):
         out["p99_over_ideal"] = ratio(out["completion_p99_ms"], out["ideal_ms"])
     if not rows:
         return out
+    # drops after the round's first second (the start-up burst: first
+    # flights into an empty queue, before any ACK carries a hint) against
+    # the packets vr sent then; packets from bytes at the round's mean size
+    out["drop_rate_settled"] = None
+    if len(rows[0]) > 3 + n and sent and rows[-1][2 + n] > rows[0][2 + n]:
+        late = [r for r in rows if r[0] >= SETTLE_MS]
+        if len(late) >= 2:
+            a, b = late[0], rows[-1]
+            pkt = (b[2 + n] - rows[0][2 + n]) / sent
+            d = b[3 + n] - a[3 + n]
+            pk = (b[2 + n] - a[2 + n]) / pkt if pkt else 0
+            if d + pk:
+                out["drop_rate_settled"] = d / (d + pk)
     base = rows[0]
     moving = [r for r in rows if r[1] == 0 and
               all(r[2 + i] - base[2 + i] >= 20000 for i in range(n))]
@@ -478,7 +495,7 @@ def build_mp(points):
                      "senders": x * len(reps), "reps_detail": reps,
                      "link_mbit": hp[0].get("link_mbit") if hp else None,
                      "mb_per_sender": hp[0].get("mb_per_sender") if hp else None}
-                for k in ("jain", "utilisation", "drop_rate", "ce_rate",
+                for k in ("jain", "utilisation", "drop_rate", "drop_rate_settled", "ce_rate",
                           "completion_p50_ms", "completion_p99_ms", "p99_over_ideal",
                           "first_fair_bin_s"):
                     c[k] = srange([r[k] for r in reps])
@@ -491,6 +508,8 @@ def build_mp(points):
         res["incast"] = {
             "unit": "Jain index, fraction of the bottleneck, ms",
             "note": METAROCE_ONLY, "seed": "fair in 1-2 RTTs",
+            "settled_rule": "drop_rate_settled: tbf drops after the first %d ms of a round "
+                            "over the packets vr sent after it" % SETTLE_MS,
             "window_rule": "rows before the first sender finished in which every sender "
                            "moved >= 20000 bytes, minus the first second",
             "drivers": {"metaroce": {xname(x): cells[x] for x in sorted(cells)}}}
@@ -539,8 +558,9 @@ def mp_tables(res):
                     continue
                 m = lambda k, f="%.3f": "%s [%s..%s]" % (fmt(c[k]["median"], f),
                                                         fmt(c[k]["min"], f), fmt(c[k]["max"], f))
-                print("  N=%-3s %-8s Jain %s util %s drops %s p99 %s ms (%s x ideal)%s" % (
+                print("  N=%-3s %-8s Jain %s util %s drops %s (after 1 s %s) p99 %s ms (%s x ideal)%s" % (
                     x, h.replace("_", "="), m("jain"), m("utilisation"), m("drop_rate", "%.4f"),
+                    m("drop_rate_settled", "%.4f"),
                     m("completion_p99_ms", "%.0f"), fmt(c["p99_over_ideal"]["median"]),
                     "  FAILED: %d of %d senders in %d of %d rounds" % (
                         c["failed_senders"], c["senders"], c["failed_rounds"], c["rounds"])

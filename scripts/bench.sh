@@ -25,7 +25,9 @@
 #   incast: BENCH_INCAST (senders, default 2:8:16), BENCH_INCAST_MBIT
 #   (bottleneck, default 4), BENCH_INCAST_MB (mro_xfer total_mb per round,
 #   split among the senders, at least 1 each, default 8), BENCH_INCAST_HINTS
-#   (rate_hint settings to run, "/"-separated, default 1/0).
+#   (rate_hint settings to run, "/"-separated, default 1/0), BENCH_INCAST_HOLD
+#   (1, default: the senders connect, then start together; 0: each starts
+#   when its insmod gets there).
 # Output: build/bench/results.json (schema: Documentation/benchmarks.rst),
 #   build/bench/<benchmark>.png, planefail's per-path telemetry
 #   build/bench/planefail-paths-P<P>-rep<N>.csv/.png (and planefail-paths.png,
@@ -61,7 +63,7 @@ incast=${BENCH_INCAST:-2:8:16}
 pf_s=${BENCH_PLANEFAIL_SECONDS:-4}
 mp_opt="opt/PL_KBIT=${BENCH_PLANE_KBIT:-500}:PL_MB=${BENCH_PLANE_MB:-2}"
 mp_opt+=":PF_MB=${BENCH_PLANEFAIL_MB:-24}:PF_BEFORE=$pf_s:PF_DURING=$pf_s:PF_AFTER=$pf_s"
-mp_opt+=":IC_MBIT=${BENCH_INCAST_MBIT:-4}:IC_MB=${BENCH_INCAST_MB:-8}:IC_HINTS=${BENCH_INCAST_HINTS:-1/0}"
+mp_opt+=":IC_MBIT=${BENCH_INCAST_MBIT:-4}:IC_MB=${BENCH_INCAST_MB:-8}:IC_HINTS=${BENCH_INCAST_HINTS:-1/0}:IC_HOLD=${BENCH_INCAST_HOLD:-1}"
 if [ "$quick" = 1 ]; then
 	losses=0:1 reps=1 mb=${BENCH_MB:-8} drivers=metaroce only=loss
 	OUT=$TOP/build/bench-quick

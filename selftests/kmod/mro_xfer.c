@@ -57,6 +57,18 @@ MODULE_PARM_DESC(mtu, "path MTU: 256, 512, 1024, 2048 or 4096");
 static uint tests = 0xff;
 module_param(tests, uint, 0444);
 MODULE_PARM_DESC(tests, "bitmask: 1 write, 2 send, 4 read, 8 atomic, 16 bad rkey");
+/*
+ * An incast test loads N copies of this module. Under TCG one insmod and
+ * its connection setup take long enough that N copies started one after
+ * the other join over seconds; with hold=1 each copy connects, sets
+ * ready and waits until the test clears hold, so all start together.
+ */
+static bool hold;
+module_param(hold, bool, 0644);
+MODULE_PARM_DESC(hold, "after connecting, wait until this is cleared (at most timeout_s)");
+static bool ready;
+module_param(ready, bool, 0444);
+MODULE_PARM_DESC(ready, "connected (and holding, if hold is set)");
 
 #define XFER_BUF_ORDER	10			/* 4 MiB, physically contiguous */
 #define XFER_BUF_SIZE	(PAGE_SIZE << XFER_BUF_ORDER)
@@ -686,6 +698,18 @@ static void xfer_bad_rkey(struct xfer_ctx *x)
 		 "bad rkey write left the target untouched");
 }
 
+static void xfer_hold(void)
+{
+	unsigned long end = jiffies + (unsigned long)timeout_s * HZ;
+
+	WRITE_ONCE(ready, true);
+	while (READ_ONCE(hold) && time_before(jiffies, end))
+		msleep(5);
+	if (READ_ONCE(hold))
+		pr_info("# mro_xfer: hold not released in %u s, starting\n",
+			timeout_s);
+}
+
 static int __init mro_xfer_init(void)
 {
 	struct xfer_ctx *x;
@@ -711,6 +735,7 @@ static int __init mro_xfer_init(void)
 					 x->b.active_mtu)), ret);
 	if (ret)
 		goto out;
+	xfer_hold();
 
 	budget = (u64)total_mb << 20;
 	if (tests & 1) {
