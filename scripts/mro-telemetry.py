@@ -14,7 +14,8 @@ SIGINT). CSV columns: t_s (seconds since the recorder started, or since
 $EPOCHREALTIME, so other events can be placed on the same axis), then the
 debugfs paths table's columns under their header names: qpn path sport
 plane (the netdev the path sends on) state srtt_us rttvar_us min_rtt_us
-pwnd inflight tx_pkts retransmits spurious ce_echoed losses rtos.
+pwnd inflight tx_pkts retransmits spurious ce_echoed losses rtos
+route_rtt_us (and any column a newer driver appends).
 
 plot: tx rate (pkt/s from tx_pkts, between samples or over at least
 --rate-window seconds, drawn at the middle of the span), srtt (ms) and
