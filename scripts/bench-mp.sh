@@ -453,7 +453,7 @@ ic_release() {	# ic_release N
 			printf -v m 'mro_x%03d' "$i"
 			v=""
 			[ -e "$IC_W/rc.$i" ] ||
-				read -r v <"/sys/module/$m/parameters/ready" 2>/dev/null || v=""
+				read -r v 2>/dev/null <"/sys/module/$m/parameters/ready" || v=""
 			{ [ -e "$IC_W/rc.$i" ] || [ "$v" = Y ]; } && ready=$((ready + 1))
 		done
 		[ "$ready" -ge "$n" ] && break

@@ -22,7 +22,10 @@
 #
 # usage: incast.sh [NS [MB_TOTAL]]   NS = sender counts joined by "+"
 #        (default 2), MB_TOTAL = MiB moved per round, split evenly
-#        among the senders (default 16).
+#        among the senders (default 16). N = 8 and 16 at 4 Mbit/s are
+#        in make bench (B=incast), whose 64 KiB WRITEs move a round in
+#        seconds; these random sizes up to 1 MiB took 120 s for one
+#        2-sender round at 4 Mbit/s.
 # Environment: INCAST_MBIT (default 20, debug kernel 4) bottleneck rate, INCAST_JAIN
 # (default 0.90) Jain bound with rate_hint on, INCAST_TIMEOUT (default 300)
 # seconds per transfer.
@@ -32,8 +35,6 @@ cd "$(dirname "$0")/.." || exit 1
 
 XFER_KO=${XFER_KO:-$(pick_xfer_ko)}
 # "+" separates the counts: vm-run.sh turns spaces into commas
-# default 2: with 8 senders every QP failed at once with RETRY_EXC on
-# the Debian guest (2026-12-03, Documentation/congestion.rst), not fixed yet
 IFS=+ read -r -a NS <<<"${1:-2}"
 MB_TOTAL=${2:-16}
 # the debug kernel (KASAN, lockdep) moves ~6 Mbit/s in total: a 4 Mbit/s
@@ -169,7 +170,7 @@ xfer_release() {	# xfer_release N
 			printf -v m 'mro_x%03d' "$i"
 			v=""
 			[ -e "$W/rc.$i" ] ||
-				read -r v <"/sys/module/$m/parameters/ready" 2>/dev/null || v=""
+				read -r v 2>/dev/null <"/sys/module/$m/parameters/ready" || v=""
 			{ [ -e "$W/rc.$i" ] || [ "$v" = Y ]; } && ready=$((ready + 1))
 		done
 		[ "$ready" -ge "$n" ] && break
