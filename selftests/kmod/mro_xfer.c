@@ -66,6 +66,9 @@ MODULE_PARM_DESC(tests, "bitmask: 1 write, 2 send, 4 read, 8 atomic, 16 bad rkey
 static bool hold;
 module_param(hold, bool, 0644);
 MODULE_PARM_DESC(hold, "after connecting, wait until this is cleared (at most timeout_s)");
+static uint pause_ms;
+module_param(pause_ms, uint, 0444);
+MODULE_PARM_DESC(pause_ms, "idle time between data phases, ms (auto_paths shrinks after 20 ms)");
 static bool ready;
 module_param(ready, bool, 0444);
 MODULE_PARM_DESC(ready, "connected (and holding, if hold is set)");
@@ -704,7 +707,7 @@ static void xfer_hold(void)
 
 	WRITE_ONCE(ready, true);
 	while (READ_ONCE(hold) && time_before(jiffies, end))
-		msleep(5);
+		usleep_range(2000, 5000);
 	if (READ_ONCE(hold))
 		pr_info("# mro_xfer: hold not released in %u s, starting\n",
 			timeout_s);
@@ -740,6 +743,8 @@ static int __init mro_xfer_init(void)
 	budget = (u64)total_mb << 20;
 	if (tests & 1) {
 		xfer_phase(x, XFER_WRITE, budget / 4);
+		if (pause_ms)
+			msleep(pause_ms);
 		if (!x->failed)
 			xfer_phase(x, XFER_WRITE_IMM, budget / 8);
 	}

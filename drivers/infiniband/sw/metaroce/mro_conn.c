@@ -22,6 +22,15 @@
 unsigned int mro_paths = 8;
 module_param_named(paths, mro_paths, uint, 0644);
 MODULE_PARM_DESC(paths, "paths (UDP source ports) per RC connection, 1..64");
+/*
+ * Paths allocated per connection, of which the first `paths` start
+ * active; auto_paths grows the active count into the rest with the
+ * bandwidth-delay product (Documentation/congestion.rst). The receiver
+ * accepts every allocated path, so both ends must use the same value.
+ */
+static unsigned int mro_max_paths;
+module_param_named(max_paths, mro_max_paths, uint, 0644);
+MODULE_PARM_DESC(max_paths, "paths allocated per RC connection, up to 64 (0: paths); auto_paths grows into them");
 
 /*
  * Retransmission floors for new connections (0: the core's defaults,
@@ -535,10 +544,11 @@ static int mro_conn_create(struct mro_qp *qp)
 	struct mrt_conn_cfg cfg = {};
 	u32 rx_psn[MRT_MAX_PATHS];
 	struct mro_conn *conn;
-	u16 npaths, i;
+	u16 npaths, nactive, i;
 	int ret = -ENOMEM;
 
-	npaths = clamp_t(u32, mro_paths, 1, MRT_MAX_PATHS);
+	nactive = clamp_t(u32, READ_ONCE(mro_paths), 1, MRT_MAX_PATHS);
+	npaths = clamp_t(u32, READ_ONCE(mro_max_paths), nactive, MRT_MAX_PATHS);
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return -ENOMEM;
@@ -590,13 +600,15 @@ static int mro_conn_create(struct mro_qp *qp)
 	}
 	cfg.paths = conn->paths;
 	cfg.max_paths = npaths;
-	cfg.nr_active = npaths;
+	cfg.nr_active = nactive;
 	cfg.retxq = conn->retxq;
 	cfg.retxq_cap = MRT_CONN_RETXQ_LEN(npaths);
 	cfg.mtu = conn->mtu;
 	cfg.rx_psn = rx_psn;
-	cfg.rto_min_ns = (u64)READ_ONCE(mro_rto_min_us) * NSEC_PER_USEC;
-	cfg.tlp_min_ns = (u64)READ_ONCE(mro_tlp_min_us) * NSEC_PER_USEC;
+	conn->rto_min_ns = (u64)READ_ONCE(mro_rto_min_us) * NSEC_PER_USEC;
+	conn->tlp_min_ns = (u64)READ_ONCE(mro_tlp_min_us) * NSEC_PER_USEC;
+	cfg.rto_min_ns = conn->rto_min_ns;
+	cfg.tlp_min_ns = conn->tlp_min_ns;
 	cfg.slow_gap_ns = (u64)READ_ONCE(mro_slow_gap_us) * NSEC_PER_USEC;
 	ret = -EINVAL;
 	if (mrt_conn_init(&conn->core, &cfg))
@@ -630,9 +642,16 @@ static void mro_conn_start_tx(struct mro_conn *conn)
 	if (!conn->tx_ready) {
 		conn->tx_token = mro_token(qp->ibqp.qp_num, qp->dest_qp_num,
 					   qp->sq_psn);
-		for (i = 0; i < conn->nr_paths; i++)
-			mrt_path_tx_init(&conn->paths[i].tx,
-					 mro_path_first_psn(qp->sq_psn, i));
+		for (i = 0; i < conn->nr_paths; i++) {
+			struct mrt_path_tx *tx = &conn->paths[i].tx;
+
+			mrt_path_tx_init(tx, mro_path_first_psn(qp->sq_psn, i));
+			/* init forgets what mrt_conn_init() took from cfg */
+			mrt_path_tx_set_floors(tx, conn->rto_min_ns,
+					       conn->tlp_min_ns);
+			if (i >= conn->core.nr_active)
+				tx->state = MRT_PATH_PARKED;
+		}
 		conn->max_rd_atomic = max_t(u32, qp->max_rd_atomic, 1);
 		/* IB local ACK timeout: 4.096 us * 2^timeout, 0 = infinite */
 		conn->ack_timeout_ns = qp->timeout ?

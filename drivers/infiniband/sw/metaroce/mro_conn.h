@@ -138,6 +138,8 @@ struct mro_conn {
 	 * path's port the ACKs' route through the fabric changes with it.
 	 */
 	u16 rx_sport[MRT_MAX_PATHS];
+	u64 rto_min_ns;		/* rto_min_us / tlp_min_us when created */
+	u64 tlp_min_ns;
 
 	struct mrt_conn core;
 	struct mrt_path *paths;
