@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
 # mro-debug-args: 4
+# mro-debug-skip: 261 s of the CI budget (measured in the 2026-12-07 rehearsal, where it pushed debug smb/xfer/verbs past the budget); the resize logic is core code the debug kernel's KUnit runs, and this script runs on the Debian guest
 #
 # Path count sized by the bandwidth-delay product (Documentation/
 # congestion.rst, issue #7): rdma_metaroce with paths=8 max_paths=64
@@ -12,7 +13,9 @@
 #          MRT_PATHS_BASE (12): 1 Gbit/s x >= 5 ms is >= 150 packets of
 #          4 KiB, one more path per 64 packets (qps active_paths)
 #  shrink: after the idle spell (> MRT_PATHS_IDLE_NS, 20 ms) the next send
-#          shrinks it to 12 (paths_shrunk), and it grows again
+#          shrinks it to 12 (paths_shrunk), and it grows again ~0.1 ms
+#          later (paths_grown): the 0.1 s sampler sees the 12 only by
+#          luck (it did once on the Debian guest, not on the debug kernel)
 #  off:    auto_paths=0: 8 paths stay active, nothing grows or shrinks
 #
 # usage: autopaths.sh [MB]   (default 8)
@@ -75,8 +78,6 @@ ok $? "auto: grew past the base of 12 with the BDP ($max active)"
 ok $? "auto: shrank after the ${PAUSE_MS} ms idle spell (paths_shrunk $last_shrunk)"
 [ "$last_grown" -ge 2 ]
 ok $? "auto: grew again after it (paths_grown $last_grown)"
-awk 'NF == 3 && $1 == 12 { f = 1 } END { exit !f }' "$OUT/auto.qps"
-ok $? "auto: a sample shows the base of 12 active paths"
 
 echo 0 >/sys/module/rdma_metaroce/parameters/auto_paths
 run off

@@ -143,6 +143,7 @@ if grep -q '^rdma_metaroce ' /proc/modules; then
 	ok "$(reconnect >&2; echo $?)" "nvme reconnects over the new mr0$todo"
 	sed 's/^/# reconnect: /' "$OUT/reconnect.diag" 2>/dev/null
 	dev=$(nvme_dev)
+	[ -n "$dev" ] || diag "no namespace with a size after the reconnect: $(nvme_state)"
 	res=$(fio_verify "$OUT/after.json" "$dev" "$MB")
 	rc=${res% *} errs=${res#* }
 	[ "$rc" = 0 ] && [ "$errs" = 0 ]

@@ -30,16 +30,22 @@ nvme_local_mr0() {
 # within 90 s, three times in a row, and could not tell whether the
 # device existed)
 nvme_dev() {
-	local d
+	local d s=0
 
 	d=$(nvme list 2>/dev/null | awk '/\/dev\/nvme/ {print $1; exit}')
 	[ -n "$d" ] || d=$(find /sys/block -maxdepth 1 -name 'nvme*n*' \
 		! -name 'nvme*c*' -printf '/dev/%f\n' 2>/dev/null | head -n 1)
+	# a namespace of size 0 (capacity not known yet) cannot take I/O; a
+	# guess at the EINVAL fio got after a reconnect on 2026-12-07
+	# (nvme_faults.sh 17), not a confirmed cause
+	[ -z "$d" ] || read -r s 2>/dev/null <"/sys/block/${d#/dev/}/size"
+	[ "${s:-0}" -gt 0 ] 2>/dev/null || d=""
 	echo "$d"
 }
 # nvme_state: one line on what the kernel and nvme-cli see (for diag)
 nvme_state() {
-	echo "block: $(find /sys/block -maxdepth 1 -name 'nvme*' -printf '%f ' 2>/dev/null)" \
+	echo "block: $(for b in /sys/block/nvme*; do [ -e "$b" ] &&
+			printf '%s(%s) ' "${b##*/}" "$(cat "$b/size" 2>/dev/null)"; done)" \
 		"ctrls: $(for c in /sys/class/nvme/nvme*; do [ -e "$c" ] &&
 			printf '%s=%s ' "${c##*/}" "$(cat "$c/state" 2>/dev/null)"; done)" \
 		"nvme list: $(nvme list 2>&1 | grep -c /dev/nvme) devices"
