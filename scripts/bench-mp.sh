@@ -442,29 +442,6 @@ ic_hints() {	# rate_hint_updates summed over mrs1..mrsN (no fork per sender)
 	echo $s
 }
 
-# With IC_HOLD=1 each copy of mro_xfer connects and holds until all N are
-# connected, then all start together: an incast, not N joins spread over
-# the seconds N insmods take under TCG (IC_HOLD=0).
-ic_release() {	# ic_release N
-	local i n=$1 ready v m end=$((${EPOCHREALTIME%.*} + 60))
-	while ((${EPOCHREALTIME%.*} < end)); do
-		ready=0
-		for ((i = 1; i <= n; i++)); do
-			printf -v m 'mro_x%03d' "$i"
-			v=""
-			[ -e "$IC_W/rc.$i" ] ||
-				read -r v 2>/dev/null <"/sys/module/$m/parameters/ready" || v=""
-			{ [ -e "$IC_W/rc.$i" ] || [ "$v" = Y ]; } && ready=$((ready + 1))
-		done
-		[ "$ready" -ge "$n" ] && break
-		nap 0.1
-	done
-	for ((i = 1; i <= n; i++)); do
-		printf -v m 'mro_x%03d' "$i"
-		echo 0 >"/sys/module/$m/parameters/hold" 2>/dev/null
-	done
-}
-
 bench_incast() {	# bench_incast XS (sender counts)
 	local xs=${1//:/ } n hint rep i mb t0 now done_n rows row q0 q1 hu0 hu1 fails ct
 	local rcs r t st bytes
@@ -490,7 +467,7 @@ bench_incast() {	# bench_incast XS (sender counts)
 					pids+=($!)
 				done
 				if [ "$IC_HOLD" = 1 ]; then
-					ic_release "$n"
+					xfer_release "$IC_W" "$n" >/dev/null	# selftests/lib.sh
 					t0=${EPOCHREALTIME/./}
 				fi
 				rows=""

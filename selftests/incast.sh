@@ -159,30 +159,6 @@ qdisc_stat() {	# "sent_pkts dropped marked" of the RED child on vr
 		END { print s + 0, d + 0, m + 0 }'
 }
 
-# Each copy of mro_xfer connects and then holds (hold=1) until released
-# here, once all N are ready: an incast starts together instead of joining
-# over the seconds that N insmods take under TCG.
-xfer_release() {	# xfer_release N
-	local i n=$1 ready end=$((SECONDS + 60)) m v
-	while [ $SECONDS -lt $end ]; do
-		ready=0
-		for ((i = 1; i <= n; i++)); do
-			printf -v m 'mro_x%03d' "$i"
-			v=""
-			[ -e "$W/rc.$i" ] ||
-				read -r v 2>/dev/null <"/sys/module/$m/parameters/ready" || v=""
-			{ [ -e "$W/rc.$i" ] || [ "$v" = Y ]; } && ready=$((ready + 1))
-		done
-		[ "$ready" -ge "$n" ] && break
-		sleep 0.1
-	done
-	for ((i = 1; i <= n; i++)); do
-		printf -v m 'mro_x%03d' "$i"
-		echo 0 >"/sys/module/$m/parameters/hold" 2>/dev/null
-	done
-	diag "$ready of $n senders connected, released together"
-}
-
 declare -A JAIN
 round() {	# round N HINT(0|1)
 	local n=$1 hint=$2 i mb t0 done_n s tag="N=$1 hint=off"
@@ -201,7 +177,7 @@ round() {	# round N HINT(0|1)
 		  echo $? >"$W/rc.$i" ) &
 		pids+=($!)
 	done
-	xfer_release "$n"
+	diag "$(xfer_release "$W" "$n") of $n senders connected, released together"
 	t0=$SECONDS
 	# sample every 0.2 s; the window is from 1 s after all have started
 	# moving bytes to the last sample before the first one finished

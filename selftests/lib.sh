@@ -123,3 +123,32 @@ metaroce_unpair() {
 	ip netns exec b rdma link delete mrb &&
 	rmmod rdma_metaroce
 }
+
+# xfer_release DIR N: renamed mro_xfer copies mro_x001..N loaded with hold=1
+# connect, set "ready" and wait. Once each is ready (or has ended: DIR/rc.I
+# exists), at most 60 s, clear every hold so all N start together instead
+# of joining over the seconds N insmods take under TCG. Prints how many
+# were ready (incast.sh, scripts/bench-mp.sh).
+xfer_release() {
+	local dir=$1 n=$2 i ready=0 end=$((SECONDS + 60)) m v
+	while [ $SECONDS -lt $end ]; do
+		ready=0
+		for ((i = 1; i <= n; i++)); do
+			printf -v m 'mro_x%03d' "$i"
+			v=""
+			if [ -e "$dir/rc.$i" ]; then
+				v=Y
+			else
+				read -r v 2>/dev/null <"/sys/module/$m/parameters/ready"
+			fi
+			[ "$v" = Y ] && ready=$((ready + 1))
+		done
+		[ "$ready" -ge "$n" ] && break
+		sleep 0.1
+	done
+	for ((i = 1; i <= n; i++)); do
+		printf -v m 'mro_x%03d' "$i"
+		echo 0 >"/sys/module/$m/parameters/hold" 2>/dev/null
+	done
+	echo "$ready"
+}
