@@ -87,6 +87,16 @@ if want static; then
 	else
 		tap_result 1 "checkpatch available (scripts/ksrc.sh)"
 	fi
+	# cm.sh sources lib.sh from sh (dash): bash-only syntax there broke
+	# every rdma_cm test once
+	dash -n selftests/lib.sh >"$OUT/lib-dash.log" 2>&1 &&
+		dash -c '. selftests/lib.sh' >>"$OUT/lib-dash.log" 2>&1
+	tap_result $? "selftests/lib.sh parses and loads under dash" "$OUT/lib-dash.log"
+	for f in selftests/*.sh scripts/*.sh; do
+		bash -n "$f" || echo "$f"
+	done >"$OUT/bash-n.log" 2>&1
+	[ ! -s "$OUT/bash-n.log" ]
+	tap_result $? "every selftests/ and scripts/ shell script parses (bash -n)" "$OUT/bash-n.log"
 	test -f dkms.conf && grep -q '^BUILT_MODULE_NAME\[0\]="rdma_metaroce"' dkms.conf
 	tap_result $? "dkms.conf names rdma_metaroce"
 	make -s >/dev/null 2>&1	# leave a build for the VM steps

@@ -130,11 +130,13 @@ metaroce_unpair() {
 # of joining over the seconds N insmods take under TCG. Prints how many
 # were ready (incast.sh, scripts/bench-mp.sh).
 xfer_release() {
-	local dir=$1 n=$2 i ready=0 end=$((SECONDS + 60)) m v
-	while [ $SECONDS -lt $end ]; do
+	# POSIX sh: cm.sh sources this file from dash
+	local dir=$1 n=$2 i ready=0 end m v
+	end=$(($(date +%s) + 60))
+	while [ "$(date +%s)" -lt "$end" ]; do
 		ready=0
-		for ((i = 1; i <= n; i++)); do
-			printf -v m 'mro_x%03d' "$i"
+		for i in $(seq 1 "$n"); do
+			m=$(printf 'mro_x%03d' "$i")
 			v=""
 			if [ -e "$dir/rc.$i" ]; then
 				v=Y
@@ -146,9 +148,8 @@ xfer_release() {
 		[ "$ready" -ge "$n" ] && break
 		sleep 0.1
 	done
-	for ((i = 1; i <= n; i++)); do
-		printf -v m 'mro_x%03d' "$i"
-		echo 0 >"/sys/module/$m/parameters/hold" 2>/dev/null
+	for i in $(seq 1 "$n"); do
+		echo 0 >"/sys/module/$(printf 'mro_x%03d' "$i")/parameters/hold" 2>/dev/null
 	done
 	echo "$ready"
 }
