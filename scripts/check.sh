@@ -14,7 +14,8 @@
 #
 # Each step writes TAP into build/check/; scripts/tapcount.py counts leaf
 # results, and a missing or truncated TAP file counts as failed.
-# CHECK_ONLY="static utest fuzz sim vm bench debug" selects steps (default: all).
+# CHECK_ONLY="static utest fuzz sim vm bench debug" selects steps (default: all);
+# CHECK_TESTS="smb smb2" runs only those selftests in the vm and debug steps.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
@@ -156,18 +157,31 @@ fi
 # vm_selftests TAG VM-ARGS...: run every selftest in fresh guests
 vm_selftests() {
 	local tag=$1; shift
-	local t name opts args dir skip t0 left
-	for t in selftests/*.sh; do
+	local t name opts args dir skip t0 left order
+	# On the debug kernel, where the time budget ends before the list
+	# does, selftests marked "# mro-debug-first: WHY" go first.
+	order=$(ls selftests/*.sh)
+	[ "$tag" != debug ] ||
+		order=$( { grep -l '^# mro-debug-first:' selftests/*.sh; echo "$order"; } | awk '!seen[$0]++')
+	for t in $order; do
 		name=$(basename "$t" .sh)
 		# A selftest names its guest topology in a "# mro-vm:" line;
 		# files without one (lib.sh, nvme_lib.sh...) are libraries.
 		grep -q '^# mro-vm:' "$t" || continue
+		# CHECK_TESTS="smb smb2": only these (a developer's shortcut)
+		[ -z "${CHECK_TESTS:-}" ] || [[ " $CHECK_TESTS " == *" $name "* ]] || continue
 		opts=$(sed -n 's/^# mro-vm: *//p' "$t" | head -n 1)
 		# ... and may ask for lighter arguments on the (slow) debug kernel.
-		args=""
-		[ "$tag" != debug ] || args=$(sed -n 's/^# mro-debug-args: *//p' "$t" | head -n 1)
-		# @KSMBD_FIXED@: the ksmbd.ko built below with the opinfo_put fix
+		if [ "$tag" = debug ]; then
+			args=$(sed -n 's/^# mro-debug-args: *//p' "$t" | head -n 1)
+		else
+			args=$(sed -n 's/^# mro-vm-args: *//p' "$t" | head -n 1)
+		fi
+		# @KSMBD_FIXED@, @CIFS_SMBDIRECT@: the modules smb_modules built
+		# for this kernel (the cifs one is empty where the kernel's own
+		# cifs has SMB Direct)
 		args=${args//@KSMBD_FIXED@/${KSMBD_FIXED:-/nonexistent/ksmbd.ko}}
+		args=${args//@CIFS_SMBDIRECT@/${CIFS_SMBDIRECT-/nonexistent/cifs.ko}}
 		dir=$OUT/vm-$tag-$name
 		# "# mro-debug-skip: WHY" keeps a selftest off the (slow) debug
 		# kernel when another selftest covers its code there.
@@ -199,6 +213,8 @@ vm_selftests() {
 		if [ ! -s "$OUT/$tag-$name.tap" ]; then
 			echo "not ok 1 - $name: guest produced no output" >"$OUT/$tag-$name.tap"
 		fi
+		# a QEMU crash vm-run recovered from by running the guests again
+		grep '^vm-run: QEMU crashed' "$dir.log" | sed 's/^/# /' >>"$OUT/$tag-$name.tap"
 		# a guest killed at the time limit: say so, with what its
 		# console showed last (hung task, lockup, the step it was in)
 		if [ "$vrc" -eq 124 ]; then
@@ -213,9 +229,34 @@ vm_selftests() {
 	done
 }
 
+# smb_modules KBUILD CACHEDIR LOG: SMB Direct capable ksmbd.ko (with the
+# opinfo_put fix) and, where the kernel lacks it, cifs.ko for smb.sh and
+# smb2.sh; cached in CACHEDIR-<sha of the script>. Sets KSMBD_FIXED and
+# CIFS_SMBDIRECT, returns non-zero when the build failed.
+smb_modules() {
+	local dir
+	dir=$2-$(sha256sum scripts/smbdirect-modules.sh | cut -c1-12)
+	if [ ! -f "$dir/modules.env" ]; then
+		rm -rf "$dir.tmp"
+		bash scripts/smbdirect-modules.sh "$1" "$dir.tmp" >"$3" 2>&1 &&
+			grep -E '^(KSMBD|CIFS)_KO=' "$3" |
+			sed "s|$dir.tmp|$dir|" >"$dir.tmp/modules.env" &&
+			mv "$dir.tmp" "$dir"
+	fi
+	KSMBD_FIXED=$(sed -n 's/^KSMBD_KO=//p' "$dir/modules.env" 2>/dev/null)
+	CIFS_SMBDIRECT=$(sed -n 's/^CIFS_KO=//p' "$dir/modules.env" 2>/dev/null)
+	[ -f "$KSMBD_FIXED" ] && { [ -z "$CIFS_SMBDIRECT" ] || [ -f "$CIFS_SMBDIRECT" ]; }
+}
+
 # --- 3. selftests on the Debian kernel -----------------------------------------
 if want vm; then
+	tap_begin vm-build
+	smb_modules "$KDIR" "${MRO_CACHE:-/var/cache/metaroce}/smbdirect-$(basename "$(dirname "$KDIR")")" \
+		"$OUT/smbdirect-modules.log"
+	tap_result $? "ksmbd.ko and cifs.ko with SMB Direct build for the Debian kernel" "$OUT/smbdirect-modules.log"
+	tap_end
 	vm_selftests vm
+	unset KSMBD_FIXED CIFS_SMBDIRECT
 fi
 
 # --- bench quick subset: a lost ratio shows as a failed threshold -------------
@@ -250,17 +291,10 @@ if want debug; then
 			KBUILD_EXTRA_SYMBOLS="$dsrc/Module.symvers" modules >>"$OUT/debug-build.log" 2>&1 || rc=1
 		grep -q 'warning:' "$OUT/debug-build.log" && rc=1
 		tap_result $rc "module, KUnit module and test modules build for the debug kernel" "$OUT/debug-build.log"
-		# ksmbd with upstream's opinfo_put NULL check, for smb.sh; cached
-		# next to the kernel, keyed by the script that builds it
-		kfix=$(dirname "$KBUILD")/ksmbd-fixed-$(sha256sum scripts/ksmbd-fixed.sh | cut -c1-12)
-		if [ ! -f "$kfix/fs/smb/server/ksmbd.ko" ]; then
-			rm -rf "$kfix.tmp"
-			bash scripts/ksmbd-fixed.sh "$KBUILD" "$kfix.tmp" >"$OUT/ksmbd-fixed.log" 2>&1 &&
-				mv "$kfix.tmp" "$kfix"
-		fi
-		KSMBD_FIXED=$kfix/fs/smb/server/ksmbd.ko
-		test -f "$KSMBD_FIXED"
-		tap_result $? "ksmbd.ko with the opinfo_put fix builds for the debug kernel" "$OUT/ksmbd-fixed.log"
+		# ksmbd with upstream's opinfo_put NULL check, for smb.sh;
+		# cached next to the kernel
+		smb_modules "$KBUILD" "$(dirname "$KBUILD")/smbdirect" "$OUT/smbdirect-modules-debug.log"
+		tap_result $? "ksmbd.ko with the opinfo_put fix builds for the debug kernel" "$OUT/smbdirect-modules-debug.log"
 		tap_end
 		dko=$dsrc/$MOD_DIR/rdma_metaroce.ko
 		kunit_ko=$(ls "$dsrc"/kunit/*.ko 2>/dev/null | head -n 1)

@@ -120,42 +120,78 @@ if [ ! -f "$initrd" ]; then
 fi
 
 # --- guests ------------------------------------------------------------------
-base_port=$((20000 + (RANDOM % 2000) * 16))
-pids=()
-for ((g = 0; g < guests; g++)); do
-	net=()
-	for ((l = 0; l < links; l++)); do
-		# Point-to-point UDP sockets on loopback between guest 0 and 1:
-		# no listen/connect ordering, and nothing leaves the machine.
-		p0=$((base_port + 2 * l)) p1=$((base_port + 2 * l + 1))
-		if [ "$g" -eq 0 ]; then mine=$p0 peer=$p1; else mine=$p1 peer=$p0; fi
-		mac=$(printf '52:54:00:%02x:%02x:%02x' $((g + 1)) "$l" $((0x10 + g)))
-		net+=(-netdev "socket,id=n$l,udp=127.0.0.1:$peer,localaddr=127.0.0.1:$mine"
-		      -device "virtio-net-pci,netdev=n$l,mac=$mac")
+launch_guests() {
+	local g l p0 p1 mine peer mac cmdline
+	local -a net
+	base_port=$((20000 + (RANDOM % 2000) * 16))
+	pids=()
+	for ((g = 0; g < guests; g++)); do
+		net=()
+		for ((l = 0; l < links; l++)); do
+			# Point-to-point UDP sockets on loopback between guest 0 and 1:
+			# no listen/connect ordering, and nothing leaves the machine.
+			p0=$((base_port + 2 * l)) p1=$((base_port + 2 * l + 1))
+			if [ "$g" -eq 0 ]; then mine=$p0 peer=$p1; else mine=$p1 peer=$p0; fi
+			mac=$(printf '52:54:00:%02x:%02x:%02x' $((g + 1)) "$l" $((0x10 + g)))
+			net+=(-netdev "socket,id=n$l,udp=127.0.0.1:$peer,localaddr=127.0.0.1:$mine"
+			      -device "virtio-net-pci,netdev=n$l,mac=$mac")
+		done
+		[ "$links" -gt 0 ] || net=(-nic none)
+		# no_timer_check: on a loaded host TCG can miss the boot-time IO-APIC
+		# timer check ("IO-APIC + timer doesn't work!" panic, seen in a CI
+		# rehearsal at host load 11); the timer works, the check is too strict
+		cmdline="console=ttyS0 panic=-1 loglevel=5 net.ifnames=0 rw no_timer_check"
+		cmdline+=" mro_script=$script mro_top=$TOP mro_ko=$ko mro_guest=$g"
+		cmdline+=" mro_guests=$guests mro_links=$links mro_kver=$kver mro_modroot=$modroot"
+		[ -z "$script_args" ] || cmdline+=" mro_args=$(echo "$script_args" | tr ' ' ',')"
+		cmdline+=" $append"
+		# la57=off: with 5-level paging a timer interrupt that TCG delivers
+		# during early boot (cpu_detect) made KASAN report a wild access in
+		# the irq descriptor's spinlock (seen once in CI and in 1 of 3 debug
+		# runs on a loaded host); the tests need no 57-bit addresses.
+		qemu-system-x86_64 -accel tcg -machine q35 -cpu max,la57=off -m "$mem" -smp "$smp" \
+			-nographic -no-reboot -monitor none -serial "file:$out/console$g.log" \
+			-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+			-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+			-virtfs "local,path=$out,mount_tag=mroout,security_model=none,multidevs=remap" \
+			"${net[@]}" </dev/null >"$out/qemu$g.log" 2>&1 &
+		pids+=($!)
 	done
-	[ "$links" -gt 0 ] || net=(-nic none)
-	# no_timer_check: on a loaded host TCG can miss the boot-time IO-APIC
-	# timer check ("IO-APIC + timer doesn't work!" panic, seen in a CI
-	# rehearsal at host load 11); the timer works, the check is too strict
-	cmdline="console=ttyS0 panic=-1 loglevel=5 net.ifnames=0 rw no_timer_check"
-	cmdline+=" mro_script=$script mro_top=$TOP mro_ko=$ko mro_guest=$g"
-	cmdline+=" mro_guests=$guests mro_links=$links mro_kver=$kver mro_modroot=$modroot"
-	[ -z "$script_args" ] || cmdline+=" mro_args=$(echo "$script_args" | tr ' ' ',')"
-	cmdline+=" $append"
-	# la57=off: with 5-level paging a timer interrupt that TCG delivers
-	# during early boot (cpu_detect) made KASAN report a wild access in
-	# the irq descriptor's spinlock (seen once in CI and in 1 of 3 debug
-	# runs on a loaded host); the tests need no 57-bit addresses.
-	qemu-system-x86_64 -accel tcg -machine q35 -cpu max,la57=off -m "$mem" -smp "$smp" \
-		-nographic -no-reboot -monitor none -serial "file:$out/console$g.log" \
-		-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-		-virtfs "local,path=$out,mount_tag=mroout,security_model=none,multidevs=remap" \
-		"${net[@]}" </dev/null >"$out/qemu$g.log" 2>&1 &
-	pids+=($!)
-done
+}
 
 # --- wait, with a deadline ---------------------------------------------------
+# wait_guests: until every QEMU has exited or the deadline passed. A QEMU
+# killed by a signal of its own (an assertion inside QEMU's TCG or device
+# emulation, seen once: msix_table_mmio_write during boot) takes the other
+# guests down at once, so a two-guest test does not wait for a dead peer;
+# qemu_crashed names it.
+wait_guests() {
+	local i g st
+	qemu_crashed=""
+	for i in "${!pids[@]}"; do
+		while kill -0 "${pids[$i]}" 2>/dev/null; do
+			if [ $SECONDS -ge $deadline ]; then
+				timed_out=1
+				kill "${pids[@]}" 2>/dev/null || true
+				break
+			fi
+			if [ -z "$qemu_crashed" ]; then
+				for g in "${!pids[@]}"; do
+					kill -0 "${pids[$g]}" 2>/dev/null && continue
+					st=0
+					wait "${pids[$g]}" 2>/dev/null || st=$?
+					if [ "$st" -ge 128 ] && [ ! -f "$out/rc$g" ]; then
+						qemu_crashed="guest $g (QEMU status $st: $(tail -n 1 "$out/qemu$g.log" 2>/dev/null))"
+						kill "${pids[@]}" 2>/dev/null || true
+					fi
+				done
+			fi
+			sleep 1
+		done
+		wait "${pids[$i]}" 2>/dev/null || true
+	done
+}
+
 tail_pid=""
 if [ $follow -eq 1 ]; then
 	: >>"$out/guest0.log"
@@ -164,17 +200,19 @@ if [ $follow -eq 1 ]; then
 fi
 deadline=$((SECONDS + timeout_s))
 timed_out=0
-for pid in "${pids[@]}"; do
-	while kill -0 "$pid" 2>/dev/null; do
-		if [ $SECONDS -ge $deadline ]; then
-			timed_out=1
-			kill "${pids[@]}" 2>/dev/null || true
-			break
-		fi
-		sleep 1
-	done
-	wait "$pid" 2>/dev/null || true
-done
+launch_guests
+wait_guests
+# A QEMU crash is not the test's result: run the guests once more (with
+# what time is left), the crashed attempt's files (logs and whatever the
+# guests left in OUT) moved to OUT/crashed/.
+if [ -n "$qemu_crashed" ] && [ $timed_out -eq 0 ]; then
+	echo "vm-run: QEMU crashed, $qemu_crashed; running the guests once more" >&2
+	rm -rf "$out/crashed"
+	mkdir "$out/crashed"
+	find "$out" -mindepth 1 -maxdepth 1 ! -name crashed -exec mv -t "$out/crashed" {} +
+	launch_guests
+	wait_guests
+fi
 
 [ -z "$tail_pid" ] || { sleep 0.5; kill "$tail_pid" 2>/dev/null; wait "$tail_pid" 2>/dev/null; } || true
 status=0

@@ -20,7 +20,8 @@ echo "TAP version 13"
 plan 10
 nvme_local_mr0 "$ADDR"
 
-check "nvmet-rdma target on $ADDR:4420 (brd namespace)" -- nvmet_target $ADDR
+# the RAM disk holds the whole fio file (nvme.sh 1024: a 1 GiB run)
+check "nvmet-rdma target on $ADDR:4420 (brd namespace)" -- nvmet_target $ADDR $((MB < 48 ? 64 : MB + 16))
 ok "$(nvme_host_connect $ADDR >&2; echo $?)" "nvme connect -t rdma over mr0"
 dev=$(nvme_dev)
 diag "namespace: ${dev:-none}"

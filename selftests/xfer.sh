@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
+# mro-vm-args: 128
 # mro-debug-args: 8 loss5 65536
 #
 # RC data path under loss, reordering and duplication: two netns a and b
@@ -10,6 +11,8 @@
 # Sends, Reads, atomics) once per netem setting on the sender's egress (va).
 #
 # usage: xfer.sh [MB [SCENARIO_REGEX [MAX_MSG_BYTES]]]  (vm-run.sh ... --script xfer.sh -- 32 loss)
+# make check runs it with 128 MiB per phase (six phases, 0.75 GiB verified;
+# 256 took 418 s of the CI budget).
 # Environment: XFER_MB (default 256) payload per run, XFER_TIMEOUT (default
 # 900) seconds per run, XFER_PATHS module parameter paths (default: unset).
 # shellcheck disable=SC2317  # helpers below run through check()
