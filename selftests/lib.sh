@@ -153,3 +153,27 @@ xfer_release() {
 	done
 	echo "$ready"
 }
+
+# netem_on DEV [NETEM...]: DEV's root qdisc becomes netem with these
+# settings, or the default qdisc when none are given
+netem_on() {
+	local dev=$1
+	shift
+	tc qdisc del dev "$dev" root 2>/dev/null
+	[ $# -eq 0 ] || tc qdisc add dev "$dev" root netem "$@"
+}
+
+# hw_snap IBDEV: "name value" per transport counter of IBDEV's port 1
+# that the two-guest consumer tests report per phase
+hw_snap() {
+	local c
+	for c in tx_data_packets retransmits spurious_retransmits rtos tlp_probes lost_packets; do
+		echo "$c $(cat "/sys/class/infiniband/$1/ports/1/hw_counters/$c" 2>/dev/null || echo 0)"
+	done
+}
+
+# hw_deltas BEFORE AFTER: "name +delta, ..." between two hw_snap files
+hw_deltas() {
+	awk 'NR == FNR { a[$1] = $2; next }
+	     { printf "%s%s +%d", (FNR > 1 ? ", " : ""), $1, $2 - a[$1] }' "$1" "$2"
+}

@@ -82,31 +82,14 @@ wait_for 300 test -s "$READY"
 is "$(cat "$READY" 2>/dev/null)" 0 "server: mr0 on eth0 ($SRV), knfsd with svcrdma on $SRV:20049"
 NFS_OPTS="vers=$(nfs_vers),$NFS_OPTS"
 
-CNT=/sys/class/infiniband/mr0/ports/1/hw_counters
-snap_counters() {
-	local c
-	for c in tx_data_packets retransmits spurious_retransmits rtos tlp_probes lost_packets; do
-		echo "$c $(cat $CNT/$c 2>/dev/null || echo 0)"
-	done
-}
-counter_deltas() {	# counter_deltas BEFORE AFTER: "name +delta, ..."
-	awk 'NR == FNR { a[$1] = $2; next }
-	     { printf "%s%s +%d", (FNR > 1 ? ", " : ""), $1, $2 - a[$1] }' "$1" "$2"
-}
-
 # phase NAME [NETEM...]: the qdisc, then write, remount, read back; five
 # TAP lines
 phase() {
 	local name=$1 errs=0 sums
 	shift
-	tc qdisc del dev eth0 root 2>/dev/null
-	if [ $# -gt 0 ]; then
-		tc qdisc add dev eth0 root netem "$@"
-	else
-		true
-	fi
+	netem_on eth0 "$@"
 	ok $? "$name: qdisc on the client's eth0: ${*:-none}"
-	snap_counters >/tmp/nfs2-c0
+	hw_snap mr0 >/tmp/nfs2-c0
 	ok "$(nfs_mount "" >&2; echo $?)" "$name: mount -t nfs -o $NFS_OPTS $SRV:/"
 	is "$(mount_is_rdma)" rdma "$name: mountstats transport"
 	if mountpoint -q $MNT; then
@@ -128,8 +111,8 @@ phase() {
 	else
 		errs=$((errs + 1))
 	fi
-	snap_counters >/tmp/nfs2-c1
-	diag "$name: client counters: $(counter_deltas /tmp/nfs2-c0 /tmp/nfs2-c1)"
+	hw_snap mr0 >/tmp/nfs2-c1
+	diag "$name: client counters: $(hw_deltas /tmp/nfs2-c0 /tmp/nfs2-c1)"
 	is "$errs" 0 "$name: file set written, remounted, read back, sha256 equal"
 	tc qdisc del dev eth0 root 2>/dev/null
 	! mountpoint -q $MNT

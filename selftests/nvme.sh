@@ -13,6 +13,8 @@ cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
 
 MB=${1:-32}
+# a fio run takes ~1 s per MiB here (write, then verify): 600 s plus twice that
+FIO_TIMEOUT=${FIO_TIMEOUT:-$((600 + 2 * MB))}
 ADDR=198.18.6.1
 . selftests/nvme_lib.sh
 

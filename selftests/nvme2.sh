@@ -89,12 +89,7 @@ nvme2_state() {
 phase() {
 	local name=$1 mark="nvme2_$1_$$" r4 r128 resets tx0 tx1
 	shift
-	tc qdisc del dev eth0 root 2>/dev/null
-	if [ $# -gt 0 ]; then
-		tc qdisc add dev eth0 root netem "$@"
-	else
-		true
-	fi
+	netem_on eth0 "$@"
 	ok $? "$name: qdisc on the host's eth0: ${*:-none}"
 	echo "$mark" >/dev/kmsg
 	tx0=$(cat /sys/class/infiniband/mr0/ports/1/hw_counters/retransmits 2>/dev/null || echo 0)

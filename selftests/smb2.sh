@@ -91,14 +91,6 @@ wait_for 300 test -s "$READY"
 is "$(cat "$READY" 2>/dev/null)" 0 "server: mr0 on eth0 ($SRV), ksmbd serving //$SRV/mro with its own file set"
 server_ok=$([ "$(cat "$READY" 2>/dev/null)" = 0 ] && echo 1)
 
-CNT=/sys/class/infiniband/mr0/ports/1/hw_counters
-counters() {
-	local c
-	for c in tx_data_packets retransmits rtos lost_packets; do
-		printf '%s %s\n' "$c" "$(cat $CNT/$c 2>/dev/null || echo 0)"
-	done
-}
-
 # phase NAME [NETEM...]: the qdisc, then write, remount, read back; seven
 # TAP lines
 phase() {
@@ -111,14 +103,9 @@ phase() {
 		done
 		return
 	fi
-	tc qdisc del dev eth0 root 2>/dev/null
-	if [ $# -gt 0 ]; then
-		tc qdisc add dev eth0 root netem "$@"
-	else
-		true
-	fi
+	netem_on eth0 "$@"
 	ok $? "$name: qdisc on the client's eth0: ${*:-none}"
-	counters >/tmp/smb2-c0
+	hw_snap mr0 >/tmp/smb2-c0
 	smb_mount >&2
 	ok $? "$name: mount -t cifs //$SRV/mro -o rdma"
 	grep -q 'SMBDirect (in hex) protocol version' /proc/fs/cifs/DebugData
@@ -152,9 +139,8 @@ phase() {
 		errs=$((errs + 1))
 	fi
 	is "$errs" 0 "$name: server -> client: the server's files, sha256 equal"
-	counters >/tmp/smb2-c1
-	diag "$name: client counters: $(awk 'NR == FNR { a[$1] = $2; next }
-		{ printf "%s%s +%d", (FNR > 1 ? ", " : ""), $1, $2 - a[$1] }' /tmp/smb2-c0 /tmp/smb2-c1)"
+	hw_snap mr0 >/tmp/smb2-c1
+	diag "$name: client counters: $(hw_deltas /tmp/smb2-c0 /tmp/smb2-c1)"
 	tc qdisc del dev eth0 root 2>/dev/null
 	timeout 60 umount $MNT
 	! mountpoint -q $MNT
