@@ -157,7 +157,8 @@ fi
 # vm_selftests TAG VM-ARGS...: run every selftest in fresh guests
 vm_selftests() {
 	local tag=$1; shift
-	local t name opts args dir skip t0 left order
+	local t name opts args dir skip t0 left order batch=$OUT/$tag-batch.list
+	: >"$batch"
 	# On the debug kernel, where the time budget ends before the list
 	# does, selftests marked "# mro-debug-first: WHY" go first.
 	order=$(ls selftests/*.sh)
@@ -188,6 +189,11 @@ vm_selftests() {
 		skip=$(sed -n 's/^# mro-debug-skip: *//p' "$t" | head -n 1)
 		if [ "$tag" = debug ] && [ -n "$skip" ]; then
 			printf '1..1\nok 1 - %s # SKIP %s\n' "$name" "$skip" >"$OUT/$tag-$name.tap"
+			continue
+		fi
+		# one-guest selftests share one debug guest (run_batch below)
+		if [ "$tag" = debug ] && [ "$opts" = "--guests 1" ]; then
+			echo "$name $args" >>"$batch"
 			continue
 		fi
 		# CI gives .ci/run 90 minutes, deps.sh included: no selftest
@@ -227,6 +233,50 @@ vm_selftests() {
 		cat "$dir"/console*.log "$dir"/dmesg*.log "$dir"/kmemleak*.log \
 			>"$dir/all-kernel.log" 2>/dev/null
 	done
+	[ ! -s "$batch" ] || run_batch "$tag" "$batch" "$@"
+}
+
+# run_batch TAG LIST VM-ARGS...: the selftests in LIST ("NAME ARGS" lines)
+# one after the other in one guest (scripts/guest-batch.sh): the debug
+# kernel's boot and kmemleak scans are paid once. Each still gets its own
+# TAP file and timing; one that did not start for lack of time is a SKIP,
+# one the guest never reached or died in is a failure.
+run_batch() {
+	local tag=$1 list=$2 dir=$OUT/vm-$1-batch name args el rc f last=""
+	shift 2
+	el=$((SECONDS - start))
+	mkdir -p "$dir"
+	cp "$list" "$dir/batch.list"
+	log "$tag: batch of $(wc -l <"$list"): $(awk '{ print $1 }' "$list" | tr '\n' ' ')"
+	# the guest needs ~60 s to boot and ~100 s for kmemleak at the end
+	bash scripts/vm-run.sh "$@" --guests 1 --timeout $((CHECK_HARD_S - el)) --out "$dir" \
+		--script scripts/guest-batch.sh -- $((CHECK_BUDGET_S - el - 60)) \
+		$((CHECK_HARD_S - el - 160)) >"$dir.log" 2>&1
+	rc=$?
+	echo "$tag-batch $((SECONDS - start - el))" >>"$OUT/timings.txt"
+	while read -r name args; do
+		f=$dir/batch/$name
+		if [ -f "$f.skip" ]; then
+			printf '1..1\nok 1 - %s # SKIP %s\n' "$name" "$(cat "$f.skip")" >"$OUT/$tag-$name.tap"
+			log "$tag: $name skipped: time budget"
+			continue
+		fi
+		[ -f "$f.secs" ] && echo "$tag-$name $(cat "$f.secs")" >>"$OUT/timings.txt"
+		if [ ! -s "$f.log" ]; then
+			echo "not ok 1 - $name: not run (the batch guest stopped${last:+ after $last}, vm-run rc $rc)" \
+				>"$OUT/$tag-$name.tap"
+		else
+			cp "$f.log" "$OUT/$tag-$name.tap"
+		fi
+		if [ ! -f "$f.rc" ] && [ -s "$f.log" ]; then
+			echo "not ok 999 - $name: the batch guest stopped in it (vm-run rc $rc)" >>"$OUT/$tag-$name.tap"
+			tail -n 20 "$dir"/console0.log 2>/dev/null | sed 's/^/# console0: /' >>"$OUT/$tag-$name.tap"
+		fi
+		last=$name
+	done <"$list"
+	grep '^vm-run: QEMU crashed' "$dir.log" | sed 's/^/# /' >>"$OUT/$tag-$(awk 'NR == 1 { print $1 }' "$list").tap"
+	cat "$dir"/console*.log "$dir"/dmesg*.log "$dir"/batch/*.dmesg "$dir"/kmemleak*.log \
+		>"$dir/all-kernel.log" 2>/dev/null
 }
 
 # smb_modules KBUILD CACHEDIR LOG: SMB Direct capable ksmbd.ko (with the
@@ -317,7 +367,8 @@ if want debug; then
 		tap_begin gate
 		for d in "$OUT"/debug-kunit "$OUT"/vm-debug-*/; do
 			[ -d "$d" ] || continue
-			cat "$d"/console*.log "$d"/dmesg*.log "$d"/kmemleak*.log >"$d/all-kernel.log" 2>/dev/null
+			cat "$d"/console*.log "$d"/dmesg*.log "$d"/batch/*.dmesg "$d"/kmemleak*.log \
+				>"$d/all-kernel.log" 2>/dev/null
 			bash scripts/sanitizer-gate.sh "$d/all-kernel.log" >"$d/gate.log" 2>&1
 			tap_result $? "sanitizer gate: $(basename "$d")" "$d/gate.log"
 		done

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
 # mro-debug-args: 1
+# mro-debug-first: issue #6 wants the NFS/RDMA consumer under the sanitizers
 #
 # NFS over RDMA on metaroce: knfsd with the svcrdma listener on
 # 198.18.7.1:20049 (metaroce device mr0 on veth v0 in init_net) exporting a
@@ -89,8 +90,9 @@ teardown() {
 	ip netns exec a rdma link delete mra &&
 	rdma link delete mr0 &&
 	rmmod rpcrdma 2>/dev/null
-	rmmod rdma_metaroce
+	rmmod rdma_metaroce &&
+	ip link delete v0 && ip netns delete a
 }
-check "nfsd stopped, links deleted, rdma_metaroce unloaded" -- teardown
+check "nfsd stopped, links deleted, rdma_metaroce unloaded, netns a gone" -- teardown
 ok "$(dmesg_clean; echo $?)" "kernel log clean"
 tap_done

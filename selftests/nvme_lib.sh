@@ -114,6 +114,15 @@ fio_verify() {
 	echo "$rc ${errs:-none}"
 }
 
+# fio_rates OUT.json: "write N KiB/s in N s, verify read N KiB/s in N s"
+fio_rates() {
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+print("write %d KiB/s in %.0f s, verify read %d KiB/s in %.0f s" % (j["write"]["bw"],
+      j["write"]["runtime"] / 1e3, j["read"]["bw"], j["read"]["runtime"] / 1e3))' "$1" 2>/dev/null ||
+		echo "no fio JSON"
+}
+
 # fio_loop_start PREFIX DEV MB: fio verify runs (4 KiB random writes of MB
 # MiB) back to back on DEV until fio_loop_stop PREFIX; each run's "rc
 # errors" is a line of PREFIX.runs, its JSON PREFIX-<run>.json

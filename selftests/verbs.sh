@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 1
+# mro-debug-first: the verbs surface under KASAN and lockdep costs little and would otherwise fall past the debug budget
 #
 # Verbs objects (PD/CQ/MR/AH/QP/SRQ) driven from the in-kernel test module
 # selftests/kmod/mro_verbs_test.ko against one metaroce device on a veth
