@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mro-vm: --guests 2
+# mro-vm-args: 8 20
 # mro-debug-skip: two debug guests do not fit the CI budget; nvme.sh runs nvme-rdma and nvmet-rdma over metaroce on the debug kernel
 #
 # NVMe-oF between two guests over metaroce, clean, under loss and under
