@@ -7,21 +7,30 @@
 # consumers (nvme.sh, nfs.sh) and the data path (xfer.sh, verbs.sh) run
 # under KASAN, kmemleak and lockdep inside make check's time budget.
 #
-# usage: guest-batch.sh SOFT HARD     (list in $MRO_OUT/batch.list)
-#   batch.list  one selftest per line: "NAME ARGS..." (selftests/NAME.sh)
-#   SOFT        no selftest starts later than SOFT seconds after this one did
-#   HARD        none runs past HARD seconds (timeout(1) stops it), and none
-#               starts with less than 180 s left before HARD
+# usage: guest-batch.sh LIST SOFT HARD   (SOFT, HARD: host times, date +%s)
+#   LIST        one selftest per line: "NAME ARGS..." (selftests/NAME.sh); a
+#               host path (the guest sees the host's files at their paths),
+#               not one in $MRO_OUT, which vm-run empties for a rerun
+#   SOFT        no selftest starts after SOFT
+#   HARD        none runs past HARD (timeout(1) stops it), and none starts
+#               with less than 180 s left before HARD
 # Results in $MRO_OUT/batch/: NAME.log (the selftest's TAP), NAME.rc, NAME.secs,
 # NAME.dmesg (the kernel log after it: verbs.sh clears the ring buffer),
 # NAME.skip (the reason it did not start). Between selftests the guest is
 # put back as it booted (namespaces, RDMA links, virtual netdevs, our
 # modules); what a selftest left behind is named in a comment under its TAP.
-soft=${1:?SOFT seconds}
-hard=${2:?HARD seconds}
+list=${1:?LIST}
+soft=${2:?SOFT seconds}
+hard=${3:?HARD seconds}
 res=$MRO_OUT/batch
 mkdir -p "$res"
 t0=$SECONDS
+
+# host_now: the host's clock, from the mtime the host gives a file written
+# in the results share (the guest's own clock may drift under TCG)
+host_now() {
+	echo >"$MRO_OUT/.clock" && stat -c %Y "$MRO_OUT/.clock" 2>/dev/null || date +%s
+}
 
 # batch_reset: remove what selftests set up, print what was still there
 batch_reset() {
@@ -39,8 +48,9 @@ batch_reset() {
 	for l in $(ip -o link show 2>/dev/null | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }'); do
 		case $l in lo | eth*) continue ;; esac
 		ip link show "$l" >/dev/null 2>&1 || continue	# a veth peer, gone with its twin
-		left+=" netdev:$l"
-		ip link delete "$l" 2>/dev/null
+		# a tunnel module's fallback device (sit0, tunl0...) cannot be
+		# deleted and is no selftest's leftover
+		ip link delete "$l" 2>/dev/null && left+=" netdev:$l"
 	done
 	for m in $(awk '$1 ~ /^(mro_|rdma_metaroce$)/ { print $1 }' /proc/modules); do
 		left+=" module:$m"
@@ -62,17 +72,17 @@ left_behind=$(batch_reset)
 
 while read -r name args; do
 	[ -n "$name" ] || continue
-	el=$((SECONDS - t0))
-	if [ "$el" -gt "$soft" ] || [ $((hard - el)) -lt 180 ]; then
-		echo "CI time budget spent ($el s into the batch, $((soft - el)) s of it left)" >"$res/$name.skip"
+	now=$(host_now)
+	if [ "$now" -gt "$soft" ] || [ $((hard - now)) -lt 180 ]; then
+		echo "CI time budget spent ($((SECONDS - t0)) s into the batch)" >"$res/$name.skip"
 		continue
 	fi
-	limit=$((hard - el))
+	limit=$((hard - now))
 	[ "$limit" -lt 900 ] || limit=900
 	echo "mro-batch: $name start" >/dev/kmsg
 	s=$SECONDS
 	# shellcheck disable=SC2086
-	timeout -k 10 "$limit" /bin/bash "selftests/$name.sh" $args 2>&1 |
+	timeout -k 10 "$limit" /bin/bash "selftests/$name.sh" $args </dev/null 2>&1 |
 		tee "$res/$name.log" >/dev/console
 	rc=${PIPESTATUS[0]}
 	echo $((SECONDS - s)) >"$res/$name.secs"
@@ -83,5 +93,5 @@ while read -r name args; do
 	[ -z "$left_behind" ] || echo "# batch: $name left behind: $left_behind" >>"$res/$name.log"
 	echo "$rc" >"$res/$name.rc"
 	sync
-done <"$MRO_OUT/batch.list"
+done <"$list"
 exit 0

@@ -8,6 +8,7 @@ export MRO_TOP=$mro_top MRO_KO=$mro_ko MRO_OUT=/mro_out MRO_GUEST=$mro_guest
 export MRO_GUESTS=$mro_guests MRO_LINKS=$mro_links MRO_KVER=$mro_kver
 g=$MRO_GUEST
 log=$MRO_OUT/guest$g.log
+: >"$MRO_OUT/booted$g"	# vm-run's boot watchdog
 
 hostname "mro-guest$g"
 ip link set lo up

@@ -3,6 +3,7 @@
 # mro-vm: --guests 1
 # mro-debug-args: 1
 # mro-debug-first: issue #6 wants the NFS/RDMA consumer under the sanitizers
+# mro-debug-own-guest: lockdep keeps its graph for the life of a kernel; in a shared guest the consumers (xprtrdma, nvme-rdma, nvmet-rdma, ksmbd, cifs) meet on the lock classes every ib_cq and rdma_cm id share and lockdep reported a cycle between xprtrdma and nvmet (2026-12-07, Documentation/consumers.rst)
 #
 # NFS over RDMA on metaroce: knfsd with the svcrdma listener on
 # 198.18.7.1:20049 (metaroce device mr0 on veth v0 in init_net) exporting a

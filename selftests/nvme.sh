@@ -3,6 +3,7 @@
 # mro-vm: --guests 1
 # mro-debug-args: 8
 # mro-debug-first: issue #6 wants the NVMe-oF consumer under the sanitizers
+# mro-debug-own-guest: lockdep keeps its graph for the life of a kernel; in a shared guest the consumers (xprtrdma, nvme-rdma, nvmet-rdma, ksmbd, cifs) meet on the lock classes every ib_cq and rdma_cm id share and lockdep reported a cycle between xprtrdma and nvmet (2026-12-07, Documentation/consumers.rst)
 #
 # NVMe-oF over metaroce in one kernel: nvmet + nvmet-rdma target on a brd
 # RAM disk namespace, listening on 198.18.6.1:4420 (metaroce device mr0 on

@@ -4,6 +4,7 @@
 # mro-vm-args: 2 @KSMBD_FIXED@ @CIFS_SMBDIRECT@
 # mro-debug-args: 1 @KSMBD_FIXED@
 # mro-debug-first: issue #6 wants SMB Direct under the sanitizers; the debug budget ends before the alphabet does
+# mro-debug-own-guest: lockdep keeps its graph for the life of a kernel; in a shared guest the consumers (xprtrdma, nvme-rdma, nvmet-rdma, ksmbd, cifs) meet on the lock classes every ib_cq and rdma_cm id share and lockdep reported a cycle between xprtrdma and nvmet (2026-12-07, Documentation/consumers.rst)
 #
 # SMB Direct over metaroce in one kernel: ksmbd (ksmbd-tools, config in a
 # temporary folder) exporting a tmpfs share, and the cifs client mounting
