@@ -278,8 +278,7 @@ run_batch() {
 		last=$name
 	done <"$list"
 	grep -E '^vm-run: (QEMU crashed|boot hang)' "$dir.log" | sed 's/^/# /' >>"$OUT/$tag-$(awk 'NR == 1 { print $1 }' "$list").tap"
-	cat "$dir"/console*.log "$dir"/dmesg*.log "$dir"/batch/*.dmesg "$dir"/kmemleak*.log \
-		>"$dir/all-kernel.log" 2>/dev/null
+	# all-kernel.log (with batch/*.dmesg) is built by the gate step
 }
 
 # smb_modules KBUILD CACHEDIR LOG: SMB Direct capable ksmbd.ko (with the
