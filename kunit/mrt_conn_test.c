@@ -405,8 +405,9 @@ struct slow_pkt {
 	u16 path;
 };
 
-static u64 slow_run(struct kunit *test, struct mrt_conn_fixture *f,
-		    const u64 *rtt, int ce_path, u32 dur_ms, u64 jitter_ns)
+static u64 slow_run_ramp(struct kunit *test, struct mrt_conn_fixture *f,
+			 const u64 *rtt, int ce_path, u32 dur_ms,
+			 u64 jitter_ns, u64 ramp_ns_per_ms)
 {
 	u64 rng = 0x2545f4914f6cdd1dULL;
 	struct slow_pkt *q = kunit_kcalloc(test, 4096, sizeof(*q), GFP_KERNEL);
@@ -434,7 +435,8 @@ static u64 slow_run(struct kunit *test, struct mrt_conn_fixture *f,
 			if (mrt_conn_next_tx(c, now, h++, &d) == MRT_TX_NONE)
 				break;
 			q[nq].sent = now;
-			q[nq].due = now + rtt[d.path_id];
+			q[nq].due = now + rtt[d.path_id] +
+				    now / MS * ramp_ns_per_ms;
 			if (jitter_ns) {
 				rng = rng * 6364136223846793005ULL +
 				      1442695040888963407ULL;
@@ -450,6 +452,12 @@ static u64 slow_run(struct kunit *test, struct mrt_conn_fixture *f,
 		}
 	}
 	return now;
+}
+
+static u64 slow_run(struct kunit *test, struct mrt_conn_fixture *f,
+		    const u64 *rtt, int ce_path, u32 dur_ms, u64 jitter_ns)
+{
+	return slow_run_ramp(test, f, rtt, ce_path, dur_ms, jitter_ns, 0);
 }
 
 /*
@@ -528,6 +536,24 @@ static void mrt_conn_test_slow_route(struct kunit *test)
 	f = mrt_fixture(test, 8, 8, "fixed");
 	f->conn.slow_gap_ns = 1 * MS;
 	slow_run(test, f, rtt, -1, 3000, 20 * MS);
+	KUNIT_EXPECT_EQ(test, f->conn.repick_slow, 1ULL << 3);
+	/*
+	 * A queue the host builds up under a transfer: every path's RTT
+	 * grows by 40 us per ms (0 to 120 ms in 3 s, ecmp.sh's clean run
+	 * with the rule on ended at 120 ms route RTTs), with the jitter.
+	 * Paths whose epochs closed later saw more of the queue; that is
+	 * no long route.
+	 */
+	rtt[3] = 100 * US;
+	f = mrt_fixture(test, 8, 8, "fixed");
+	f->conn.slow_gap_ns = 1 * MS;
+	slow_run_ramp(test, f, rtt, -1, 3000, 5 * MS, 40 * US);
+	KUNIT_EXPECT_EQ(test, f->conn.stats.slow_repicks, 0ULL);
+	/* the same queue over a 30 ms route: found */
+	rtt[3] = 30 * MS;
+	f = mrt_fixture(test, 8, 8, "fixed");
+	f->conn.slow_gap_ns = 1 * MS;
+	slow_run_ramp(test, f, rtt, -1, 3000, 5 * MS, 40 * US);
 	KUNIT_EXPECT_EQ(test, f->conn.repick_slow, 1ULL << 3);
 }
 

@@ -72,7 +72,7 @@ ok $? "loss0: mro_xfer $MB MB verified"
 rtx=$(($(counter mra retransmits) - rtx0)); txd=$(($(counter mra tx_data_packets) - tx0))
 sed 's/^/# /' "$OUT/loss0.qps" 2>/dev/null
 sed 's/^/# /' "$OUT/loss0.paths" 2>/dev/null
-head -n 1 "$OUT/loss0.paths" 2>/dev/null | grep -q '^qpn path sport plane state srtt_us rttvar_us min_rtt_us pwnd inflight tx_pkts retransmits spurious ce_echoed losses rtos route_rtt_us$'
+head -n 1 "$OUT/loss0.paths" 2>/dev/null | grep -q '^qpn path sport plane state srtt_us rttvar_us min_rtt_us pwnd inflight tx_pkts retransmits spurious ce_echoed losses rtos route_rtt_us route_excess_us$'
 ok $? "loss0: paths header"
 head -n 1 "$OUT/loss0.qps" 2>/dev/null | grep -q '^qpn dest_qpn state nr_paths qwnd inflight streams tx_pkts tx_bytes rx_pkts rx_bytes retransmits rate_hint_kbps paced rate_limited active_paths paths_grown paths_shrunk$'
 ok $? "loss0: qps header"

@@ -155,7 +155,7 @@ static int mro_dbg_paths_show(struct seq_file *s, void *unused)
 	struct mro_qp *qp;
 	unsigned long qpn;
 
-	seq_puts(s, "qpn path sport plane state srtt_us rttvar_us min_rtt_us pwnd inflight tx_pkts retransmits spurious ce_echoed losses rtos route_rtt_us\n");
+	seq_puts(s, "qpn path sport plane state srtt_us rttvar_us min_rtt_us pwnd inflight tx_pkts retransmits spurious ce_echoed losses rtos route_rtt_us route_excess_us\n");
 	rcu_read_lock();
 	xa_for_each(&dev->res.qp_xa, qpn, qp) {
 		struct mro_conn *conn = rcu_dereference(qp->conn);
@@ -173,9 +173,13 @@ static int mro_dbg_paths_show(struct seq_file *s, void *unused)
 			u64 route = READ_ONCE(tx->route.closed_sum_ns[0]) +
 				    READ_ONCE(tx->route.closed_sum_ns[1]);
 
+			s64 excess = READ_ONCE(tx->route.closed_excess_ns[0]) +
+				     READ_ONCE(tx->route.closed_excess_ns[1]);
+
 			/* unlocked: a torn read shows nonsense, never divides by 0 */
 			route = n0 && n1 ? div_u64(route, n0 + n1) / 1000 : 0;
-			seq_printf(s, "%lu %u %u %s %s %u %u %u %u %u %llu %llu %llu %llu %llu %llu %llu\n",
+			excess = n0 && n1 ? div_s64(excess, n0 + n1) / 1000 : 0;
+			seq_printf(s, "%lu %u %u %s %s %u %u %u %u %u %llu %llu %llu %llu %llu %llu %llu %lld\n",
 				   qpn, i, READ_ONCE(conn->sport[i]),
 				   mro_dbg_plane_name(dev, netdev, k),
 				   mro_dbg_path_state(READ_ONCE(tx->state)),
@@ -189,7 +193,7 @@ static int mro_dbg_paths_show(struct seq_file *s, void *unused)
 				   READ_ONCE(tx->stats.spurious),
 				   READ_ONCE(tx->stats.ce),
 				   READ_ONCE(tx->stats.losses),
-				   READ_ONCE(tx->stats.rtos), route);
+				   READ_ONCE(tx->stats.rtos), route, excess);
 		}
 	}
 	rcu_read_unlock();

@@ -606,19 +606,30 @@ static void mrt_sorted_insert(u32 *v, u16 *n, u32 x)
 	v[k] = x;
 }
 
+/* Order-preserving map of an s32 into a u32, for mrt_sorted_insert(). */
+static u32 mrt_s32_key(s32 x)
+{
+	return (u32)x ^ 0x80000000U;
+}
+
 /*
- * The slow-route rule: path i's route delivers, late. Its route RTT (the
- * mean sample of two epochs on this route) is compared with the other
- * paths of its plane, which join the same two hosts through other routes:
- * queues at either host and host noise lift all of them alike, so only
- * an excess well beyond their spread (rttvar) and beyond the gap means a
- * longer route. A CE-tainted route RTT is a queue, congestion control's;
- * a slow verdict is a long route: move away.
+ * The slow-route rule: path i's route delivers, late. Its route excess
+ * (the mean of its samples over two epochs, each less the plane's RTT
+ * when it came) is compared with the other paths of its plane, which
+ * join the same two hosts through other routes: queues at either host
+ * and host noise lift all of them alike, so only an excess well beyond
+ * their spread (rttvar) and beyond the gap means a longer route. Excess,
+ * not the route RTT itself: a queue that grows for seconds under a
+ * transfer lifts the route RTT of whichever path's epochs closed last.
+ * A CE-tainted route RTT is a queue, congestion control's; a slow
+ * verdict is a long route: move away.
  */
 static void mrt_conn_check_slow(struct mrt_conn *c, u16 i, u64 now_ns)
 {
-	u32 rtts[MRT_MAX_PATHS], vars[MRT_MAX_PATHS], r, m, need;
-	u16 j, n = 0, nv = 0;
+	u32 rtts[MRT_MAX_PATHS], vars[MRT_MAX_PATHS], xs[MRT_MAX_PATHS];
+	u32 r, m, need;
+	u16 j, n = 0, nv = 0, nx = 0;
+	s32 x, ox, mx;
 	bool ce;
 
 	if (i >= c->nr_active || c->paths[i].tx.state != MRT_PATH_HEALTHY ||
@@ -627,7 +638,7 @@ static void mrt_conn_check_slow(struct mrt_conn *c, u16 i, u64 now_ns)
 	if (c->slow_last_ns && now_ns - c->slow_last_ns < MRT_ROUTE_EPOCH_NS)
 		return;
 	r = mrt_path_tx_route_rtt(&c->paths[i].tx, &ce);
-	if (!r || ce)
+	if (!r || ce || !mrt_path_tx_route_excess(&c->paths[i].tx, &x))
 		return;
 	for (j = 0; j < c->nr_active; j++) {
 		const struct mrt_path_tx *tx = &c->paths[j].tx;
@@ -637,18 +648,20 @@ static void mrt_conn_check_slow(struct mrt_conn *c, u16 i, u64 now_ns)
 		    !mrt_path_usable(&c->paths[j]))
 			continue;
 		o = mrt_path_tx_route_rtt(tx, &ce);
-		if (!o)
+		if (!o || !mrt_path_tx_route_excess(tx, &ox))
 			continue;
 		mrt_sorted_insert(rtts, &n, o);
 		mrt_sorted_insert(vars, &nv, tx->rttvar_ns);
+		mrt_sorted_insert(xs, &nx, mrt_s32_key(ox));
 	}
 	if (n < MRT_SLOW_MIN_PEERS)
 		return;
 	m = rtts[(n - 1) / 2];
+	mx = (s32)(xs[(nx - 1) / 2] ^ 0x80000000U);
 	need = max_t(u32, (u32)min_t(u64, c->slow_gap_ns, MRT_U32_MAX),
 		     MRT_SLOW_VAR_MULT * vars[(nv - 1) / 2]);
 	need = max_t(u32, need, m / MRT_SLOW_REL_DIV);
-	if (r <= m || r - m < need)
+	if ((s64)x - mx < (s64)need)
 		return;
 	c->repick_pending |= 1ULL << i;
 	c->repick_slow |= 1ULL << i;
@@ -663,6 +676,7 @@ int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 	struct mrt_cc_event ev;
 	struct mrt_path *p;
 	u64 spurious_rto;
+	u32 *ref;
 
 	*nr_acked = 0;
 	if (ack->path_id >= c->max_paths) {
@@ -670,9 +684,14 @@ int mrt_conn_on_ack(struct mrt_conn *c, const struct mrt_ack_info *ack,
 		return -1;
 	}
 	p = &c->paths[ack->path_id];
+	ref = &c->plane_rtt_ns[c->path_plane[ack->path_id] % MRT_MAX_PLANES];
 	spurious_rto = p->tx.stats.spurious_rto;
+	p->tx.route_ref_ns = *ref;
 	if (mrt_path_tx_on_ack(&p->tx, ack, now_ns, acked, c->scratch, &res))
 		return -1;
+	if (res.rtt_ns)
+		*ref = *ref ? *ref - *ref / MRT_PLANE_RTT_GAIN +
+			      res.rtt_ns / MRT_PLANE_RTT_GAIN : res.rtt_ns;
 	*nr_acked = res.newly_acked + res.spurious;
 	mrt_conn_queue_lost(c, ack->path_id, res.newly_lost);
 	if (res.rtt_ns)

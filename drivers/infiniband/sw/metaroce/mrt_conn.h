@@ -26,15 +26,19 @@
 /* RTOs in a row that fail a path when no other path makes progress */
 #define MRT_PATH_FAIL_RTOS_SILENT	(MRT_PATH_FAIL_RTOS + 2)
 /*
- * Slow-route rule (mrt_conn_check_slow()): a path whose route RTT exceeds
- * the median route RTT m of at least MRT_SLOW_MIN_PEERS other paths on its
- * plane by at least max(the configured gap, MRT_SLOW_VAR_MULT x their
- * median rttvar) and by at least m / MRT_SLOW_REL_DIV gets a new source
- * port; at most one such move per MRT_ROUTE_EPOCH_NS.
+ * Slow-route rule (mrt_conn_check_slow()): a path whose route excess (its
+ * samples' mean excess over the plane's RTT at the time of each sample)
+ * exceeds the median route excess of at least MRT_SLOW_MIN_PEERS other
+ * paths on its plane by at least max(the configured gap,
+ * MRT_SLOW_VAR_MULT x their median rttvar) and by at least m /
+ * MRT_SLOW_REL_DIV, m their median route RTT, gets a new source port; at
+ * most one such move per MRT_ROUTE_EPOCH_NS. The plane's RTT is an EWMA
+ * of every sample of its paths with gain 1 / MRT_PLANE_RTT_GAIN.
  */
 #define MRT_SLOW_VAR_MULT	4
 #define MRT_SLOW_REL_DIV	4
 #define MRT_SLOW_MIN_PEERS	3
+#define MRT_PLANE_RTT_GAIN	8
 
 /* Why a path wants a new source port (mrt_conn_repick_reason()). */
 enum mrt_repick_reason {
@@ -131,6 +135,7 @@ struct mrt_conn {
 	u64 repick_slow;	/* bit i: ... because its route is slow */
 	u64 slow_gap_ns;	/* slow-route rule, 0 = off */
 	u64 slow_last_ns;	/* the last slow-route move */
+	u32 plane_rtt_ns[MRT_MAX_PLANES];	/* slow-route reference */
 	u64 blind_fire_ns;	/* last RTO or probe before any RTT sample */
 	/*
 	 * Planes (Documentation/multiplane.rst). Bit k of planes_local:

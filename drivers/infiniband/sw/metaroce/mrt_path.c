@@ -384,6 +384,7 @@ static bool mrt_tx_route_sample(struct mrt_path_tx *tx, u32 rtt, bool ce,
 	if (!r->samples)	/* an epoch runs from its first sample */
 		r->start_ns = now_ns;
 	r->cur_sum_ns += rtt;
+	r->cur_excess_ns += (s64)rtt - (tx->route_ref_ns ?: rtt);
 	r->samples++;
 	/* a sum of u32 samples cannot overflow before 2^32 of them */
 	if ((r->samples < MRT_ROUTE_EPOCH_SAMPLES ||
@@ -392,6 +393,9 @@ static bool mrt_tx_route_sample(struct mrt_path_tx *tx, u32 rtt, bool ce,
 	r->closed_sum_ns[1] = r->closed_sum_ns[0];
 	r->closed_samples[1] = r->closed_samples[0];
 	r->closed_ce[1] = r->closed_ce[0];
+	r->closed_excess_ns[1] = r->closed_excess_ns[0];
+	r->closed_excess_ns[0] = r->cur_excess_ns;
+	r->cur_excess_ns = 0;
 	r->closed_sum_ns[0] = r->cur_sum_ns;
 	r->closed_samples[0] = r->samples;
 	r->closed_ce[0] = r->cur_ce;
@@ -412,6 +416,19 @@ u32 mrt_path_tx_route_rtt(const struct mrt_path_tx *tx, bool *ce)
 		     (r->closed_samples[0] + r->closed_samples[1]));
 }
 EXPORT_SYMBOL_NS_GPL(mrt_path_tx_route_rtt, METAROCE_CORE);
+
+bool mrt_path_tx_route_excess(const struct mrt_path_tx *tx, s32 *excess_ns)
+{
+	const struct mrt_route_rtt *r = &tx->route;
+
+	if (!r->closed_samples[1])
+		return false;
+	/* samples and references are at most 2 s: the mean fits an s32 */
+	*excess_ns = (s32)((r->closed_excess_ns[0] + r->closed_excess_ns[1]) /
+			   (s64)(r->closed_samples[0] + r->closed_samples[1]));
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(mrt_path_tx_route_excess, METAROCE_CORE);
 
 static bool mrt_ack_covers(const struct mrt_ack_info *ack, u32 psn)
 {

@@ -182,11 +182,17 @@ struct mrt_path_stats {
  * epochs keep one noisy spell from deciding. A CE echo in an epoch taints
  * it: the RTT then includes a queue, which congestion control answers,
  * not a move.
+ * Each sample is also taken against the reference its connection set in
+ * route_ref_ns (the plane's RTT at that moment): the mean excess compares
+ * routes sampled at different times, which the mean RTT cannot while a
+ * queue shared by all of them grows or drains.
  */
 struct mrt_route_rtt {
 	u64 start_ns;		/* the current epoch's first sample */
 	u64 cur_sum_ns;		/* sum of its samples */
 	u64 closed_sum_ns[2];	/* [0] the newest closed epoch's */
+	s64 cur_excess_ns;	/* sum of (sample - reference) */
+	s64 closed_excess_ns[2];
 	u16 samples;		/* in the current epoch */
 	u16 closed_samples[2];	/* 0 = none */
 	bool cur_ce;		/* a CE echo in the current epoch */
@@ -233,6 +239,7 @@ struct mrt_path_tx {
 	u64 tlp_min_ns;		/* configured probe floor */
 	u64 rto_since_ns;	/* RTO runs from here: progress or last RTO */
 	struct mrt_route_rtt route;
+	u32 route_ref_ns;	/* reference for the next sample, 0 = none */
 };
 
 /* What one ACK did to a path. */
@@ -322,6 +329,11 @@ u32 mrt_path_tx_srtt(const struct mrt_path_tx *tx);
  * had a CE echo.
  */
 u32 mrt_path_tx_route_rtt(const struct mrt_path_tx *tx, bool *ce);
+/*
+ * The mean of (sample - route_ref_ns) over the same two epochs, in ns;
+ * false (and *excess_ns untouched) while mrt_path_tx_route_rtt() is 0.
+ */
+bool mrt_path_tx_route_excess(const struct mrt_path_tx *tx, s32 *excess_ns);
 /*
  * Treat a due RTO or probe as if it had fired, without sending anything:
  * the RTO restarts from now, backed off, and the probe is disarmed.
