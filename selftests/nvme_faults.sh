@@ -13,10 +13,14 @@
 #   2. v0 down for 0.5 s and up again -> zero fio errors
 #   3. rmmod rdma_metaroce while the controller is connected -> refused
 #      (kernel QPs hold the module), fio still verifies
-#   4. rdma link delete mr0 under fio -> the host drops the controller, fio
+#   4. the target drops the controller under fio (its port's subsystem
+#      link removed for 15 s, as nvmet does on a keep-alive expiry) -> the
+#      host's queues fail, error recovery tears them down and reconnects
+#      once the port is back; fio verify clean, nothing hangs
+#   5. rdma link delete mr0 under fio -> the host drops the controller, fio
 #      ends (errors allowed, no hang); mr0 added again, the host reconnects
 #      and a fresh fio verify is clean
-#   5. disconnect, then rmmod succeeds and the kernel log is clean
+#   6. disconnect, then rmmod succeeds and the kernel log is clean
 #
 # usage: nvme_faults.sh [MB]   MiB of verified I/O per fio run (default 16)
 cd "$(dirname "$0")/.." || exit 1
@@ -27,7 +31,7 @@ MB=${1:-16}
 ADDR=198.18.16.1
 OUT=${MRO_OUT:-/tmp}
 echo "TAP version 13"
-plan 19
+plan 21
 nvme_local_mr0 "$ADDR"
 check "nvmet-rdma target on $ADDR:4420" -- nvmet_target $ADDR 64
 ok "$(nvme_host_connect $ADDR >&2; echo $?)" "nvme connect -t rdma over mr0"
@@ -98,7 +102,27 @@ ok $? "rmmod refused while the NVMe host holds QPs (rc $rm_rc)"
 [ "$rc" = 0 ] && [ "$errs" = 0 ]
 ok $? "...and fio verify stays clean (exit $rc, errors $errs)"
 
-# 4. rdma link delete under fio
+# 4. the target drops the controller under fio. Found by a 1 GiB nvme2.sh
+# run (2026-12-07): nvmet's keep-alive expired at 1 % loss, the target
+# tore the queues down, and the host's error recovery hung in dereg_mr
+# (nvme-rdma deregisters its MRs before it destroys the QP, and the QP
+# still held the MR of an unfinished RDMA READ response).
+fio_bg tdrop
+rm -f "$NVMET_CFG/ports/1/subsystems/$NVME_NQN"
+sleep 15
+ln -s "$NVMET_CFG/subsystems/$NVME_NQN" "$NVMET_CFG/ports/1/subsystems/$NVME_NQN"
+timeout 300 tail --pid="$fio_pid" -f /dev/null
+fio_end=$?
+fio_wait tdrop
+[ "$fio_end" -eq 0 ] && [ "$rc" = 0 ] && [ "$errs" = 0 ]
+ok $? "target drops the controller under fio for 15 s: fio verify clean (exit $rc, errors $errs)"
+r=$(dmesg | sed -n '/mro_nvme_faults_tdrop/,$p' | grep -c 'Successfully reconnected')
+[ "$r" -ge 1 ]
+ok $? "...the host recovered and reconnected ($r)"
+wait_for 60 nvme_has_dev
+dev=$(nvme_dev)
+
+# 5. rdma link delete under fio
 if grep -q '^rdma_metaroce ' /proc/modules; then
 	fio_bg linkdel
 	t0=$SECONDS
@@ -152,7 +176,7 @@ else
 	for _ in 1 2 3 4; do ok 0 "# SKIP module was removed by step 3"; done
 fi
 
-# 5. clean teardown
+# 6. clean teardown
 nvme_host_disconnect
 rm -f "$NVMET_CFG/ports/1/subsystems/$NVME_NQN"
 rmdir "$NVMET_CFG/ports/1" 2>/dev/null

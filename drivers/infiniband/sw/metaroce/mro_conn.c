@@ -668,11 +668,26 @@ static void mro_conn_start_tx(struct mro_conn *conn)
 	mro_conn_unlock_xmit(conn);
 }
 
-/* Stop all activity (ERR, RESET, destroy). Safe to call twice. */
+/*
+ * Stop all activity (ERR, RESET, destroy). Safe to call twice.
+ * A dead connection sends no more RDMA READ response segments, so the
+ * MRs they read from are let go here, not when the QP is destroyed:
+ * nvme-rdma's error recovery deregisters its MRs (ib_mr_pool_destroy())
+ * after draining the QP and before destroying it, and dereg_mr waits
+ * for every reference.
+ */
 static void mro_conn_stop(struct mro_conn *conn)
 {
+	u32 i;
+
 	mro_conn_lock(conn);
 	conn->dead = true;
+	for (i = 0; conn->resp && i < MRO_RESP_DEPTH; i++) {
+		if (conn->resp[i].mr) {
+			mro_mr_put(conn->resp[i].mr);
+			conn->resp[i].mr = NULL;
+		}
+	}
 	mro_conn_unlock_xmit(conn);
 	mro_timer_cancel(conn);
 	mro_resp_flush(conn);
