@@ -107,7 +107,13 @@ ok $? "...and fio verify stays clean (exit $rc, errors $errs)"
 # tore the queues down, and the host's error recovery hung in dereg_mr
 # (nvme-rdma deregisters its MRs before it destroys the QP, and the QP
 # still held the MR of an unfinished RDMA READ response).
-fio_bg tdrop
+# 128 KiB writes: each is a 128 KiB RDMA READ of the host's memory by the
+# target, so the fault finds READ responses under way (4 KiB random writes
+# did not, in a run without the fix)
+fio_verify "$OUT/tdrop.json" "$dev" 48 write 128k >"$OUT/tdrop.res" &
+fio_pid=$!
+echo "mro_nvme_faults_tdrop" >/dev/kmsg
+sleep 2
 rm -f "$NVMET_CFG/ports/1/subsystems/$NVME_NQN"
 sleep 15
 ln -s "$NVMET_CFG/subsystems/$NVME_NQN" "$NVMET_CFG/ports/1/subsystems/$NVME_NQN"
@@ -115,7 +121,7 @@ timeout 300 tail --pid="$fio_pid" -f /dev/null
 fio_end=$?
 fio_wait tdrop
 [ "$fio_end" -eq 0 ] && [ "$rc" = 0 ] && [ "$errs" = 0 ]
-ok $? "target drops the controller under fio for 15 s: fio verify clean (exit $rc, errors $errs)"
+ok $? "target drops the controller under 128 KiB writes for 15 s: fio verify clean (exit $rc, errors $errs)"
 r=$(dmesg | sed -n '/mro_nvme_faults_tdrop/,$p' | grep -c 'Successfully reconnected')
 [ "$r" -ge 1 ]
 ok $? "...the host recovered and reconnected ($r)"
