@@ -21,11 +21,12 @@
 # results folder they share ($MRO_OUT): nvme2.ready (target up),
 # nvme2.done (host finished) and nvme2.target (the target's own checks).
 #
-# usage: nvme2.sh [MB [CYCLES]]   MiB per fio run (default 8), reconnect
-#                                  cycles (default 3)
-#   NVME2_PHASES="clean loss1 reorder" and NVME2_PATTERNS="4k 128k" (the
-#   defaults) select what runs, for long runs by hand:
-#   NVME2_PHASES=loss1 NVME2_PATTERNS=128k nvme2.sh 1024 1 (guests with
+# usage: nvme2.sh [MB [CYCLES [PHASES [PATTERNS]]]]
+#   MiB per fio run (default 8), reconnect cycles (default 3), phases
+#   (default clean+loss1+reorder) and fio patterns (default 4k+128k), the
+#   last two joined by '+' (vm-run.sh passes no spaces or environment;
+#   NVME2_PHASES / NVME2_PATTERNS with spaces work outside vm-run). For
+#   long runs by hand: nvme2.sh 1024 1 reorder 128k (guests with
 #   --mem 4096: the target's RAM disk holds MB + 16 MiB)
 cd "$(dirname "$0")/.." || exit 1
 . selftests/lib.sh
@@ -33,8 +34,8 @@ cd "$(dirname "$0")/.." || exit 1
 
 MB=${1:-8}
 CYCLES=${2:-3}
-PHASES=${NVME2_PHASES:-clean loss1 reorder}
-PATTERNS=${NVME2_PATTERNS:-4k 128k}
+PHASES=$(echo "${3:-${NVME2_PHASES:-clean loss1 reorder}}" | tr '+' ' ')
+PATTERNS=$(echo "${4:-${NVME2_PATTERNS:-4k 128k}}" | tr '+' ' ')
 # 8 MiB takes 4-18 s here: a fio that runs 10x that is stuck, and the
 # rest of the test (and the state dump) still gets its turn
 FIO_TIMEOUT=${FIO_TIMEOUT:-$((120 + 8 * MB))}
