@@ -606,10 +606,15 @@ static void mrt_sorted_insert(u32 *v, u16 *n, u32 x)
 	v[k] = x;
 }
 
-/* Order-preserving map of an s32 into a u32, for mrt_sorted_insert(). */
+/* Order-preserving map of an s32 into a u32 (mrt_sorted_insert()) and back. */
 static u32 mrt_s32_key(s32 x)
 {
 	return (u32)x ^ 0x80000000U;
+}
+
+static s32 mrt_s32_unkey(u32 k)
+{
+	return (s32)(k ^ 0x80000000U);
 }
 
 /*
@@ -657,7 +662,7 @@ static void mrt_conn_check_slow(struct mrt_conn *c, u16 i, u64 now_ns)
 	if (n < MRT_SLOW_MIN_PEERS)
 		return;
 	m = rtts[(n - 1) / 2];
-	mx = (s32)(xs[(nx - 1) / 2] ^ 0x80000000U);
+	mx = mrt_s32_unkey(xs[(nx - 1) / 2]);
 	need = max_t(u32, (u32)min_t(u64, c->slow_gap_ns, MRT_U32_MAX),
 		     MRT_SLOW_VAR_MULT * vars[(nv - 1) / 2]);
 	need = max_t(u32, need, m / MRT_SLOW_REL_DIV);
