@@ -47,6 +47,16 @@ READY=$OUT/nvme2.ready
 DONE=$OUT/nvme2.done
 TRES=$OUT/nvme2.target
 
+# stalls: this guest's waits of >= 1 s for transport progress (counter
+# "stalls") and the longest wait of any QP so far (debugfs port)
+stalls() {
+	local n m
+
+	n=$(cat /sys/class/infiniband/mr0/ports/1/hw_counters/stalls 2>/dev/null)
+	m=$(awk '$1 == "max_stall_ms" { print $2 }' /sys/kernel/debug/metaroce/mr0/port 2>/dev/null)
+	echo "${n:-0} ${m:-0}"
+}
+
 mr0_up() {	# mr0_up ADDR: module, mr0 on eth0 (ADDR), port ACTIVE
 	load_metaroce &&
 	rdma link add mr0 type metaroce netdev eth0 &&
@@ -61,6 +71,7 @@ if [ "$ME" -ne 0 ]; then
 	echo "$bad" >"$READY"
 	# every fio run may take its whole time limit
 	wait_for $((1500 + 7 * FIO_TIMEOUT)) test -s "$DONE"
+	stalls >"$OUT/nvme2.target-stalls"
 	# the host is gone: take the port down, then our device and module
 	nvmet_target_down
 	rdma link delete mr0 && rmmod rdma_metaroce || bad=$((bad + 1))
@@ -96,13 +107,14 @@ nvme2_state() {
 # phase NAME [NETEM...]: the qdisc, then for each pattern (4k: random,
 # else sequential) a write + verify run of MB MiB; 3 + patterns TAP lines
 phase() {
-	local name=$1 mark="nvme2_$1_$$" p rw r resets tx0 tx1
+	local name=$1 mark="nvme2_$1_$$" p rw r resets tx0 tx1 st0 st1
 	shift
 	case " $PHASES " in *" $name "*) ;; *) return 0 ;; esac
 	netem_on eth0 "$@"
 	ok $? "$name: qdisc on the host's eth0: ${*:-none}"
 	echo "$mark" >/dev/kmsg
 	tx0=$(cat /sys/class/infiniband/mr0/ports/1/hw_counters/retransmits 2>/dev/null || echo 0)
+	st0=$(stalls)
 	for p in $PATTERNS; do
 		rw=write
 		[ "$p" != 4k ] || rw=randwrite
@@ -112,6 +124,8 @@ phase() {
 		diag "$name: fio $p: $(fio_rates "$OUT/nvme2-$name-$p.json")"
 	done
 	tx1=$(cat /sys/class/infiniband/mr0/ports/1/hw_counters/retransmits 2>/dev/null || echo 0)
+	st1=$(stalls)
+	diag "$name: host waits >= 1 s for transport progress +$((${st1% *} - ${st0% *})), longest wait so far ${st1#* } ms"
 	resets=$(nvme_resets_since "$mark")
 	is "$resets" 0 "$name: no controller error recovery, reset or reconnect"
 	nvme_has_dev
@@ -136,6 +150,8 @@ nvme_host_disconnect
 echo finished >"$DONE"
 wait_for 300 test -s "$TRES"
 is "$(cat "$TRES" 2>/dev/null)" 0 "target: port down, mr0 deleted, module unloaded, kernel log clean"
+read -r n m <"$OUT/nvme2.target-stalls"
+diag "target: waits >= 1 s for transport progress ${n:-?}, longest wait ${m:-?} ms"
 ok "$(
 	nvme_host_unload
 	rdma link delete mr0 && rmmod rdma_metaroce && dmesg_clean >/dev/null

@@ -14,6 +14,9 @@
 #  loss1: netem loss 1% on va; retransmits >= the packets netem reports
 #         dropped (each must be resent) and <= 4 x drops + the loss0
 #         allowance (tx_data_packets / 10).
+#  stall:  va blackholed (netem loss 100%) from before the first write
+#          until 1.2 s later: the transfer still verifies, the stalls
+#          counter rises and debugfs port's max_stall_ms is >= 1200.
 #  rename: "rdma dev set mra name mrx" moves the debugfs directory.
 #
 # usage: telemetry.sh [MB]   (default 16)
@@ -25,7 +28,7 @@ MB=${1:-16}
 DBG=/sys/kernel/debug/metaroce
 OUT=$(mktemp -d)
 
-plan 17
+plan 19
 
 setup() {
 	modprobe sch_netem && veth_pair 198.18.10
@@ -74,7 +77,7 @@ sed 's/^/# /' "$OUT/loss0.qps" 2>/dev/null
 sed 's/^/# /' "$OUT/loss0.paths" 2>/dev/null
 head -n 1 "$OUT/loss0.paths" 2>/dev/null | grep -q '^qpn path sport plane state srtt_us rttvar_us min_rtt_us pwnd inflight tx_pkts retransmits spurious ce_echoed losses rtos route_rtt_us route_excess_us$'
 ok $? "loss0: paths header"
-head -n 1 "$OUT/loss0.qps" 2>/dev/null | grep -q '^qpn dest_qpn state nr_paths qwnd inflight streams tx_pkts tx_bytes rx_pkts rx_bytes retransmits rate_hint_kbps paced rate_limited active_paths paths_grown paths_shrunk$'
+head -n 1 "$OUT/loss0.qps" 2>/dev/null | grep -q '^qpn dest_qpn state nr_paths qwnd inflight streams tx_pkts tx_bytes rx_pkts rx_bytes retransmits rate_hint_kbps paced rate_limited active_paths paths_grown paths_shrunk max_stall_ms$'
 ok $? "loss0: qps header"
 # every QP with traffic has nr_paths rows, each with tx_pkts > 0
 awk 'NR == FNR { if (FNR > 1 && $8 > 0) want[$1] = $4; next }
@@ -103,6 +106,32 @@ ok $? "loss1: drops <= retransmits <= 4 x drops + tx_data_packets / 10"
 sed 's/^/# /' "$OUT/loss1.paths" 2>/dev/null
 awk 'FNR > 1 { r += $12 } END { exit r == 0 }' "$OUT/loss1.paths" 2>/dev/null
 ok $? "loss1: per-path retransmits column moved"
+
+# stall: mro_xfer connects and holds; the blackhole goes up, the writes
+# start, and 1.2 s later the blackhole goes away
+stall() {
+	local pid rc
+
+	insmod "$XFER_KO" dev_a=mra dev_b=mrb total_mb=1 max_size=65536 \
+		tests=1 timeout_s=60 hold=1 &
+	pid=$!
+	wait_for 60 grep -q Y /sys/module/mro_xfer/parameters/ready || return 1
+	tc -n a qdisc add dev va root netem loss 100% &&
+	echo 0 >/sys/module/mro_xfer/parameters/hold &&
+	sleep 1.2 &&
+	tc -n a qdisc del dev va root
+	wait $pid
+	rc=$?
+	rmmod mro_xfer 2>/dev/null
+	return $rc
+}
+st0=$(counter mra stalls)
+check "stall: mro_xfer 1 MB verified across a 1.2 s blackhole" -- stall
+st=$(($(counter mra stalls) - st0))
+maxms=$(awk '$1 == "max_stall_ms" { print $2 }' "$DBG/mra/port")
+diag "stall: stalls +$st, max_stall_ms ${maxms:-?}"
+[ "$st" -ge 1 ] && [ "${maxms:-0}" -ge 1200 ]
+ok $? "stall: counted (stalls +1 or more) and max_stall_ms >= 1200"
 
 # netlink
 rdma statistic show link mra/1 >"$OUT/stat" 2>&1

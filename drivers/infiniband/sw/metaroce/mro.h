@@ -79,6 +79,7 @@ enum mro_counter {
 	MRO_CNT_PLANE_FAILOVERS,	/* paths moved off a plane that left the set */
 	MRO_CNT_RETX_SKIPPED,		/* resend chosen, segment done: not sent */
 	MRO_CNT_CQ_OVERFLOWS,		/* completions lost to a full CQ */
+	MRO_CNT_STALLS,			/* requester waited >= 1 s for progress */
 	/*
 	 * Receive drops by reason: MRO_CNT_DROP_FIRST + (reason - 1) for
 	 * every enum mrt_drop_reason but MRT_DROP_NONE. They sum to
@@ -143,6 +144,7 @@ struct mro_dev {
 
 	struct dentry *debugfs;
 	bool res_ready;			/* mro_res_init() succeeded */
+	atomic64_t max_stall_ns;	/* longest wait of any QP (mro_conn.h) */
 };
 
 static inline struct mro_dev *to_mro_dev(struct ib_device *ibdev)
@@ -162,6 +164,16 @@ static inline void mro_counter_inc(struct mro_dev *dev, enum mro_counter c)
 }
 
 u64 mro_counter_read(struct mro_dev *dev, enum mro_counter c);
+
+/* Keep the device's longest wait for progress: it outlives the QPs. */
+static inline void mro_dev_note_stall(struct mro_dev *dev, s64 wait_ns)
+{
+	s64 old = atomic64_read(&dev->max_stall_ns);
+
+	while (wait_ns > old &&
+	       !atomic64_try_cmpxchg(&dev->max_stall_ns, &old, wait_ns))
+		;
+}
 
 /* Count a received packet dropped for why (MRT_DROP_NONE: nothing). */
 static inline void mro_count_drop(struct mro_dev *dev, enum mrt_drop_reason why)

@@ -121,7 +121,7 @@ void mro_comp_rx_ack(struct mro_conn *conn, const struct mrt_pkt_info *pi,
 	for (i = 0; i < n; i++)
 		mrt_msg_tx_ack(&conn->msg_tx, conn->acked[i]);
 	if (n)
-		conn->last_progress_ns = now;
+		mro_conn_progress(conn, now);
 	mro_comp_pop_streams(conn);
 }
 
@@ -224,7 +224,7 @@ enum mrt_drop_reason mro_comp_rx_resp(struct mro_conn *conn,
 			sqe->status = IB_WC_LOC_PROT_ERR;
 		}
 		sqe->flags |= MRO_SQE_RESP_DONE;
-		conn->last_progress_ns = now;
+		mro_conn_progress(conn, now);
 		return MRT_DROP_NONE;
 	}
 
@@ -252,7 +252,7 @@ enum mrt_drop_reason mro_comp_rx_resp(struct mro_conn *conn,
 	}
 	*map |= BIT_ULL(seg % 64);
 	/* response data is progress too: a long READ acks nothing for long */
-	conn->last_progress_ns = now;
+	mro_conn_progress(conn, now);
 	conn->stats.rx_bytes += pi->payload_len;
 	if (++sqe->resp_placed == sqe->resp_segs)
 		sqe->flags |= MRO_SQE_RESP_DONE;

@@ -102,6 +102,7 @@ struct mro_conn_stats {
 	u64 rx_rnr;
 	u64 rx_access_err;
 	u64 drops[MRT_DROP_NR_REASONS];
+	u64 max_stall_ns;	/* longest wait for progress with work outstanding */
 };
 
 struct mro_conn {
@@ -230,6 +231,33 @@ static inline u64 mro_now_ns(void)
 }
 
 void mro_conn_dump(struct mro_conn *conn, const char *why);
+
+/* A consumer's own timers (nvmet's 5 s keep-alive) notice waits this long. */
+#define MRO_STALL_REPORT_NS	(1000ULL * NSEC_PER_MSEC)
+
+/*
+ * The requester made progress (a message acked or response data placed)
+ * at now: last_progress_ns was the start of the wait, since work became
+ * outstanding or progressed last. Keep the longest wait and count the
+ * long ones, so a stall the consumer may have noticed leaves a trace.
+ */
+static inline void mro_conn_progress(struct mro_conn *conn, u64 now)
+{
+	s64 wait = now - conn->last_progress_ns;
+
+	if (wait > (s64)conn->stats.max_stall_ns) {
+		WRITE_ONCE(conn->stats.max_stall_ns, wait);
+		mro_dev_note_stall(conn->dev, wait);
+	}
+	if (wait >= (s64)MRO_STALL_REPORT_NS) {
+		mro_counter_inc(conn->dev, MRO_CNT_STALLS);
+		pr_info_ratelimited("metaroce: %s qp %u: %lld ms without progress with work outstanding\n",
+				    dev_name(&conn->dev->ibdev.dev),
+				    conn->qp->ibqp.qp_num, wait / NSEC_PER_MSEC);
+	}
+	conn->last_progress_ns = now;
+}
+
 static inline void mro_conn_lock(struct mro_conn *conn)
 	__acquires(&conn->lock)
 {

@@ -79,6 +79,8 @@ static int mro_dbg_port_show(struct seq_file *s, void *unused)
 		   ib_mtu_enum_to_int(READ_ONCE(dev->max_mtu)));
 	seq_printf(s, "encap_overhead %zu\n", MRO_ENCAP_OVERHEAD);
 	seq_printf(s, "udp_port %u\n", mro_udp_dport());
+	seq_printf(s, "max_stall_ms %lld\n",
+		   atomic64_read(&dev->max_stall_ns) / NSEC_PER_MSEC);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mro_dbg_port);
@@ -96,7 +98,7 @@ static int mro_dbg_qps_show(struct seq_file *s, void *unused)
 	struct mro_qp *qp;
 	unsigned long qpn;
 
-	seq_puts(s, "qpn dest_qpn state nr_paths qwnd inflight streams tx_pkts tx_bytes rx_pkts rx_bytes retransmits rate_hint_kbps paced rate_limited active_paths paths_grown paths_shrunk\n");
+	seq_puts(s, "qpn dest_qpn state nr_paths qwnd inflight streams tx_pkts tx_bytes rx_pkts rx_bytes retransmits rate_hint_kbps paced rate_limited active_paths paths_grown paths_shrunk max_stall_ms\n");
 	rcu_read_lock();
 	xa_for_each(&dev->res.qp_xa, qpn, qp) {
 		struct mro_conn *conn = rcu_dereference(qp->conn);
@@ -115,7 +117,7 @@ static int mro_dbg_qps_show(struct seq_file *s, void *unused)
 				qwnd += READ_ONCE(p->cc.pwnd);
 			inflight += READ_ONCE(p->tx.inflight);
 		}
-		seq_printf(s, "%lu %u %s %u %llu %llu %u %llu %llu %llu %llu %llu %u %llu %llu %u %llu %llu\n",
+		seq_printf(s, "%lu %u %s %u %llu %llu %u %llu %llu %llu %llu %llu %u %llu %llu %u %llu %llu %llu\n",
 			   qpn, READ_ONCE(qp->dest_qp_num),
 			   mro_dbg_qp_state(READ_ONCE(qp->state)), n, qwnd,
 			   inflight, MRO_NR_STREAMS,
@@ -129,7 +131,9 @@ static int mro_dbg_qps_show(struct seq_file *s, void *unused)
 			   READ_ONCE(conn->core.stats.rate_limited),
 			   READ_ONCE(conn->core.nr_active),
 			   READ_ONCE(conn->core.stats.paths_grown),
-			   READ_ONCE(conn->core.stats.paths_shrunk));
+			   READ_ONCE(conn->core.stats.paths_shrunk),
+			   READ_ONCE(conn->stats.max_stall_ns) /
+			   NSEC_PER_MSEC);
 	}
 	rcu_read_unlock();
 	return 0;

@@ -58,6 +58,7 @@ const char * const mro_counter_names[] = {
 	[MRO_CNT_PLANE_FAILOVERS] = "plane_failovers",
 	[MRO_CNT_RETX_SKIPPED] = "retransmits_skipped",
 	[MRO_CNT_CQ_OVERFLOWS] = "cq_overflows",
+	[MRO_CNT_STALLS] = "stalls",
 	MRO_DROP_NAME(MRT_DROP_TRUNCATED, "truncated"),
 	MRO_DROP_NAME(MRT_DROP_BAD_VERSION, "bad_version"),
 	MRO_DROP_NAME(MRT_DROP_BAD_OPCODE, "bad_opcode"),
