@@ -46,6 +46,8 @@ for p in $PATTERNS; do
 	is "$errs" 0 "fio $p reports zero errors"
 	diag "fio $p: $(fio_rates "${MRO_OUT:-/tmp}/nvme-fio-$p.json")"
 done
+read -r n m <<<"$(stalls)"
+diag "waits >= 1 s for transport progress $n, longest wait $m ms (host and target share mr0)"
 
 # The issue's bar is zero controller resets. The admin queue idles between
 # keep-alives; its RC connection used to fail with "transport retry counter

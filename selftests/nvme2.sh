@@ -47,16 +47,6 @@ READY=$OUT/nvme2.ready
 DONE=$OUT/nvme2.done
 TRES=$OUT/nvme2.target
 
-# stalls: this guest's waits of >= 1 s for transport progress (counter
-# "stalls") and the longest wait of any QP so far (debugfs port)
-stalls() {
-	local n m
-
-	n=$(cat /sys/class/infiniband/mr0/ports/1/hw_counters/stalls 2>/dev/null)
-	m=$(awk '$1 == "max_stall_ms" { print $2 }' /sys/kernel/debug/metaroce/mr0/port 2>/dev/null)
-	echo "${n:-0} ${m:-0}"
-}
-
 mr0_up() {	# mr0_up ADDR: module, mr0 on eth0 (ADDR), port ACTIVE
 	load_metaroce &&
 	rdma link add mr0 type metaroce netdev eth0 &&

@@ -164,3 +164,13 @@ nvme_resets_since() {
 	dmesg | sed -n "/${1:-.}/,\$p" |
 		grep -cE 'nvme nvme[0-9]+: (starting error recovery|resetting|Reconnecting)|retry counter exceeded'
 }
+
+# stalls: mr0's waits of >= 1 s for transport progress (counter
+# "stalls") and the longest wait of any QP so far (debugfs port)
+stalls() {
+	local n m
+
+	n=$(cat /sys/class/infiniband/mr0/ports/1/hw_counters/stalls 2>/dev/null)
+	m=$(awk '$1 == "max_stall_ms" { print $2 }' /sys/kernel/debug/metaroce/mr0/port 2>/dev/null)
+	echo "${n:-0} ${m:-0}"
+}
